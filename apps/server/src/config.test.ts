@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, slugify } from './config.ts';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('has working defaults for a newcomer: embedded database in ./data, port 3000', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.db.url).toBeUndefined();
+    expect(config.db.dataDir).toMatch(/\/data$/);
+    expect(config.publicUrl).toBe('http://localhost:3000');
+    expect(config.web.serve).toBe(false);
+    expect(config.creator.links).toHaveLength(4);
+  });
+
+  it('reads every variable it documents', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      PORT: '8080',
+      PUBLIC_URL: 'https://daybook.example.org/',
+      DATABASE_URL: 'postgres://u@db:5432/daybook',
+      DATA_DIR: '/var/lib/daybook',
+      CREATOR_NAME: 'Ana Lima',
+      CREATOR_EMAIL: 'ana@example.org',
+      CREATOR_LINKS: 'GitHub=https://github.com/ana, Blog=https://ana.example.org',
+    });
+    expect(config.port).toBe(8080);
+    expect(config.publicUrl).toBe('https://daybook.example.org');
+    expect(config.db.url).toBe('postgres://u@db:5432/daybook');
+    expect(config.db.dataDir).toBe('/var/lib/daybook');
+    expect(config.web.serve).toBe(true);
+    expect(config.creator).toMatchObject({
+      name: 'Ana Lima',
+      slug: 'ana-lima',
+      email: 'ana@example.org',
+      links: [
+        { label: 'GitHub', url: 'https://github.com/ana' },
+        { label: 'Blog', url: 'https://ana.example.org' },
+      ],
+    });
+  });
+
+  it('treats empty strings as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: '' }).port).toBe(3000);
+  });
+
+  it('names the bad variable and the value it got', () => {
+    expect(problemsOf({ PORT: 'eighty' })).toEqual([expect.stringMatching(/^PORT: .* \(got "eighty"\)$/)]);
+    expect(problemsOf({ PORT: '70000' })[0]).toMatch(/^PORT:/);
+    expect(problemsOf({ DATABASE_URL: 'mysql://x' })[0]).toMatch(/^DATABASE_URL: must be a postgres/);
+    expect(problemsOf({ PUBLIC_URL: 'ftp://x' })[0]).toMatch(/^PUBLIC_URL: must be an http\(s\) URL/);
+    expect(problemsOf({ CREATOR_LINKS: 'GitHub' })[0]).toMatch(/^CREATOR_LINKS: must be comma-separated/);
+    expect(problemsOf({ LOG_LEVEL: 'loud' })[0]).toMatch(/^LOG_LEVEL:/);
+  });
+
+  it('reports every problem at once, in a readable message', () => {
+    try {
+      loadConfig({ PORT: 'x', NODE_ENV: 'staging' });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).toMatch(/^Invalid configuration:\n {2}- NODE_ENV: .*\n {2}- PORT: /);
+    }
+  });
+
+  it('refuses a creator slug that would hide an app route', () => {
+    expect(problemsOf({ CREATOR_SLUG: 'memories' })[0]).toBe(
+      'CREATOR_SLUG: is a reserved path of the app (got "memories")',
+    );
+    expect(problemsOf({ CREATOR_SLUG: 'Not A Slug' })[0]).toMatch(/^CREATOR_SLUG: must be lowercase/);
+  });
+});
+
+describe('slugify', () => {
+  it('turns a name into a path segment', () => {
+    expect(slugify('José María O’Neil')).toBe('jose-maria-o-neil');
+    // A name that collides with an app route falls back to /about.
+    expect(slugify('Chat')).toBe('about');
+    expect(slugify('!!!')).toBe('about');
+  });
+});

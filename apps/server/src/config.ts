@@ -1,0 +1,155 @@
+// The one place that reads the environment. Everything else receives a typed Config.
+import path from 'node:path';
+import { z } from 'zod';
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
+
+// Top-level paths the web app owns; the creator's about page at /{slug} must not shadow them.
+const RESERVED_SLUGS = new Set([
+  'api',
+  'auth',
+  'chat',
+  'guest-tour',
+  'demo-tour',
+  'onboarding',
+  'memories',
+  'resources',
+  'accounts',
+  'profile',
+  'login',
+  'assets',
+  'ws',
+  '_allauth',
+  'healthz',
+  'readyz',
+  'favicon.ico',
+  'robots.txt',
+]);
+
+const port = z.coerce.number().int().min(1).max(65535);
+const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+/** "GitHub=https://github.com/me,Mastodon=https://..." -> [{ label, url }] */
+const profileLinks = z.string().transform((value, ctx) => {
+  const links = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const eq = part.indexOf('=');
+      return { label: part.slice(0, eq).trim(), url: part.slice(eq + 1).trim() };
+    });
+  for (const link of links) {
+    if (!link.label || !url.safeParse(link.url).success) {
+      ctx.addIssue({ code: 'custom', message: 'must be comma-separated Label=https://url pairs' });
+      return z.NEVER;
+    }
+  }
+  return links;
+});
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  // 'localhost' listens on both 127.0.0.1 and ::1, so browsers reach it whichever they try first.
+  HOST: z.string().min(1).default('localhost'),
+  PORT: port.default(3000),
+  PUBLIC_URL: url.optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  WEB_DIST_DIR: z.string().min(1).default(path.join(REPO_ROOT, 'apps/web/dist')),
+  MIGRATIONS_DIR: z.string().min(1).default(path.join(REPO_ROOT, 'prisma/migrations')),
+  TRUST_PROXY: z.stringbool().default(false),
+  CREATOR_NAME: z.string().trim().min(1).max(80).default('Daybook Maintainers'),
+  CREATOR_SLUG: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'must be lowercase letters, digits and dashes')
+    .refine((s) => !RESERVED_SLUGS.has(s), 'is a reserved path of the app')
+    .optional(),
+  CREATOR_BIO: z
+    .string()
+    .trim()
+    .max(2000)
+    .default('We build Daybook, a personal assistant you host yourself, so what it learns about you stays yours.'),
+  CREATOR_EMAIL: z.email({ error: 'must be an email address' }).optional(),
+  CREATOR_LINKS: profileLinks.default([
+    { label: 'GitHub', url: 'https://github.com/' },
+    { label: 'LinkedIn', url: 'https://www.linkedin.com/' },
+    { label: 'Mastodon', url: 'https://mastodon.social/' },
+    { label: 'Website', url: 'https://example.com/' },
+  ]),
+});
+
+export type Env = z.input<typeof EnvSchema>;
+
+export interface ProfileLink {
+  label: string;
+  url: string;
+}
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  publicUrl: string;
+  logLevel: string;
+  trustProxy: boolean;
+  db: { url?: string; dataDir: string; migrationsDir: string };
+  web: { distDir: string; serve: boolean };
+  creator: { name: string; slug: string; bio: string; email?: string; links: ProfileLink[] };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function slugify(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+  return slug && !RESERVED_SLUGS.has(slug) ? slug : 'about';
+}
+
+/** Parses the environment; throws a ConfigError naming every bad variable. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  // Empty strings mean "unset", as they do in docker-compose files and .env templates.
+  const env = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const name = String(issue.path[0] ?? 'environment');
+        const got = env[name] === undefined ? '' : ` (got ${JSON.stringify(env[name])})`;
+        return `${name}: ${issue.message}${got}`;
+      }),
+    );
+  }
+  const e = parsed.data;
+  return {
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    logLevel: e.LOG_LEVEL,
+    trustProxy: e.TRUST_PROXY,
+    db: { url: e.DATABASE_URL, dataDir: path.resolve(e.DATA_DIR), migrationsDir: path.resolve(e.MIGRATIONS_DIR) },
+    web: { distDir: path.resolve(e.WEB_DIST_DIR), serve: e.NODE_ENV === 'production' },
+    creator: {
+      name: e.CREATOR_NAME,
+      slug: e.CREATOR_SLUG ?? slugify(e.CREATOR_NAME),
+      bio: e.CREATOR_BIO,
+      email: e.CREATOR_EMAIL,
+      links: e.CREATOR_LINKS,
+    },
+  };
+}

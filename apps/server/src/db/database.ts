@@ -1,0 +1,122 @@
+// One database handle for the app: PostgreSQL when a URL is given, otherwise an embedded PGlite
+// stored in a data directory (or in memory). Both get the same migrations and the same Prisma client.
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from '../generated/prisma/client.ts';
+import {
+  applyMigrations,
+  type MigrateResult,
+  pendingMigrations,
+  readMigrations,
+  type SqlConnection,
+} from './migrations.ts';
+
+export interface DatabaseOptions {
+  /** PostgreSQL connection string; when absent PGlite is used. */
+  url?: string;
+  /** Folder for PGlite's files; `null` keeps PGlite in memory. */
+  dataDir: string | null;
+  migrationsDir: string;
+}
+
+export interface Database {
+  kind: 'postgres' | 'pglite';
+  prisma: PrismaClient;
+  /** Runs `fn` with a raw SQL connection (migrations, health checks). */
+  withConnection<T>(fn: (conn: SqlConnection) => Promise<T>): Promise<T>;
+  migrate(): Promise<MigrateResult>;
+  pendingMigrations(): Promise<string[]>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface Driver {
+  kind: Database['kind'];
+  prisma: PrismaClient;
+  withConnection: Database['withConnection'];
+  close(): Promise<void>;
+}
+
+function pgliteConnection(db: PGlite): SqlConnection {
+  return {
+    exec: async (sql) => {
+      await db.exec(sql);
+    },
+    query: async <T>(sql: string, params?: unknown[]) => (await db.query<T>(sql, params)).rows,
+  };
+}
+
+function pgConnection(client: pg.PoolClient): SqlConnection {
+  return {
+    exec: async (sql) => {
+      await client.query(sql);
+    },
+    query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as T[],
+  };
+}
+
+async function postgresDriver(url: string): Promise<Driver> {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle client losing its server must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    kind: 'postgres',
+    prisma,
+    async withConnection(fn) {
+      const client = await pool.connect();
+      try {
+        return await fn(pgConnection(client));
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+async function pgliteDriver(dataDir: string | null): Promise<Driver> {
+  let pglite: PGlite;
+  if (dataDir) {
+    const dir = path.resolve(dataDir, 'pglite');
+    await mkdir(dir, { recursive: true });
+    pglite = await PGlite.create(dir);
+  } else {
+    pglite = await PGlite.create();
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  return {
+    kind: 'pglite',
+    prisma,
+    withConnection: (fn) => fn(pgliteConnection(pglite)),
+    async close() {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const driver = options.url ? await postgresDriver(options.url) : await pgliteDriver(options.dataDir);
+  return {
+    ...driver,
+    async migrate() {
+      const migrations = await readMigrations(options.migrationsDir);
+      return driver.withConnection((conn) => applyMigrations(conn, migrations));
+    },
+    async pendingMigrations() {
+      const migrations = await readMigrations(options.migrationsDir);
+      return driver.withConnection((conn) => pendingMigrations(conn, migrations));
+    },
+    async ping() {
+      await driver.withConnection((conn) => conn.query('SELECT 1'));
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { Outlet, useLocation } from 'react-router-dom';
+import { ErrorBoundary } from '../components/ErrorBoundary.tsx';
+import { Footer } from '../components/Footer.tsx';
+import { NavBar } from '../components/NavBar.tsx';
+
+export function Layout() {
+  const { pathname } = useLocation();
+  return (
+    <>
+      <NavBar />
+      <main id="main" className="app-main" tabIndex={-1}>
+        {/* Keyed by path so an error on one page does not stick to the next. */}
+        <ErrorBoundary key={pathname}>
+          <Outlet />
+        </ErrorBoundary>
+      </main>
+      <Footer />
+    </>
+  );
+}

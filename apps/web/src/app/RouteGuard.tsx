@@ -1,0 +1,32 @@
+import type { ReactNode } from 'react';
+import { Navigate, useLocation } from 'react-router-dom';
+import { Loading } from '../components/Loading.tsx';
+import { useAuth } from '../features/auth/auth-context.tsx';
+
+export const LOGIN_PATH = '/auth/login';
+
+export function loginRedirect(pathname: string, search: string): string {
+  return `${LOGIN_PATH}?next=${encodeURIComponent(pathname + search)}`;
+}
+
+type GuardProps =
+  | { children: ReactNode; requireAuth: true; anonymousOnly?: never; redirectTo?: never }
+  | { children: ReactNode; anonymousOnly: true; redirectTo?: string; requireAuth?: never };
+
+/**
+ * Loading... while the session loads; signed-out visitors of a login-required route go to sign in
+ * (the path and query they wanted ride along in ?next=); signed-in visitors of an anonymous-only
+ * route go to `redirectTo`.
+ */
+export function RouteGuard(props: GuardProps) {
+  const { state } = useAuth();
+  const location = useLocation();
+  if (state.status === 'loading') return <Loading label="Loading..." />;
+  if (props.requireAuth && state.status !== 'authenticated') {
+    return <Navigate to={loginRedirect(location.pathname, location.search)} replace state={{ from: location }} />;
+  }
+  if (props.anonymousOnly && state.status === 'authenticated') {
+    return <Navigate to={props.redirectTo ?? '/'} replace />;
+  }
+  return <>{props.children}</>;
+}

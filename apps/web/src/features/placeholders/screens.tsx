@@ -1,0 +1,51 @@
+// Screens owned by later features. Each keeps its final route and title.
+import { useEffect } from 'react';
+import { useLocation, useParams } from 'react-router-dom';
+import { Loading } from '../../components/Loading.tsx';
+import { Placeholder } from './Placeholder.tsx';
+
+export const ChatScreen = () => <Placeholder title="Chat" subtitle="Talk with your assistant in real time." />;
+export const OnboardingScreen = () => (
+  <Placeholder title="Getting to know you" subtitle="A short conversation so your assistant can help from day one." />
+);
+export const MemoriesScreen = () => (
+  <Placeholder title="Your Memories" subtitle="Manage what your assistant remembers about you." />
+);
+export const ResourcesScreen = () => (
+  <Placeholder title="Your Resources" subtitle="View your daily messages and web research reports." />
+);
+export function DailyMessageScreen() {
+  const { id } = useParams();
+  return <Placeholder title="Daily Message" subtitle={`Message ${id}`} />;
+}
+export function ResearchScreen() {
+  const { id } = useParams();
+  return <Placeholder title="Web Research Report" subtitle={`Report ${id}`} />;
+}
+export const GuestTourScreen = () => (
+  <Placeholder title="Guest Tour" subtitle="See what Daybook does, in two minutes." />
+);
+export const DemoTourScreen = () => (
+  <Placeholder title="Demo Tour" subtitle="Welcome aboard! Here is what Daybook does." />
+);
+export const LoginScreen = () => <Placeholder title="Sign In" subtitle="Welcome back." />;
+export const SignupScreen = () => <Placeholder title="Create Account" subtitle="Daybook is invite-only." />;
+export const ResendVerificationScreen = () => (
+  <Placeholder title="Resend Verification Email" subtitle="We will send you a new link." />
+);
+export const VerifyEmailScreen = () => <Placeholder title="Verify Email" subtitle="Confirming your address." />;
+export const ChangePasswordScreen = () => <Placeholder title="Change Password" subtitle="Choose a new password." />;
+export const ForgotPasswordScreen = () => <Placeholder title="Reset Password" subtitle="We will email you a link." />;
+
+/** Calendar connections are a server-rendered page: leave the single-page app for it. */
+export function CalendarConnectionsRedirect() {
+  const { pathname } = useLocation();
+  const atServerPage = pathname.endsWith('/');
+  useEffect(() => {
+    if (!atServerPage) window.location.assign('/accounts/3rdparty/');
+  }, [atServerPage]);
+  if (atServerPage) {
+    return <Placeholder title="Calendar Connections" subtitle="The calendar connections page is not available." />;
+  }
+  return <Loading label="Opening calendar connections..." />;
+}

@@ -1,0 +1,12 @@
+import { z } from 'zod';
+
+/**
+ * The one error shape of every `/api/` endpoint: a human-readable `error`, a stable machine `code`,
+ * and, for validation failures, the messages of each failing field.
+ */
+export const ZApiError = z.object({
+  error: z.string(),
+  code: z.string(),
+  field_errors: z.record(z.string(), z.array(z.string())).optional(),
+});
+export type TApiError = z.infer<typeof ZApiError>;

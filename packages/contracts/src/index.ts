@@ -1,0 +1,3 @@
+export * from './common.ts';
+export * from './health.ts';
+export * from './site.ts';

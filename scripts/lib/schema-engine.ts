@@ -1,0 +1,72 @@
+// Drives Prisma's WebAssembly schema engine over an in-memory PGlite, so creating and checking
+// migrations needs neither a database server nor Prisma's downloaded native engine.
+import { readdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { MigrationList, SchemaEngine as TSchemaEngine } from '@prisma/schema-engine-wasm';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+
+const require = createRequire(import.meta.url);
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const SCHEMA_PATH = path.join(ROOT, 'prisma/schema.prisma');
+export const MIGRATIONS_DIR = path.join(ROOT, 'prisma/migrations');
+
+async function loadEngineModule() {
+  const gluePath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
+  const glue = await import('@prisma/schema-engine-wasm/schema_engine_bg');
+  const bytes = await readFile(path.join(path.dirname(gluePath), 'schema_engine_bg.wasm'));
+  const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': glue });
+  glue.__wbg_set_wasm(instance.exports);
+  (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
+  return glue;
+}
+
+export async function readSchema() {
+  return { files: [{ path: SCHEMA_PATH, content: await readFile(SCHEMA_PATH, 'utf8') }] };
+}
+
+export async function readMigrationList(): Promise<MigrationList> {
+  const entries = await readdir(MIGRATIONS_DIR, { withFileTypes: true }).catch(() => []);
+  const dirs = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+  const lockPath = path.join(MIGRATIONS_DIR, 'migration_lock.toml');
+  return {
+    baseDir: MIGRATIONS_DIR,
+    lockfile: { path: 'migration_lock.toml', content: await readFile(lockPath, 'utf8').catch(() => null) },
+    shadowDbInitScript: '',
+    migrationDirectories: await Promise.all(
+      dirs.map(async (dir) => {
+        const content = await readFile(path.join(MIGRATIONS_DIR, dir, 'migration.sql'), 'utf8').then(
+          (value) => ({ tag: 'ok' as const, value }),
+          (err: Error) => ({ tag: 'error' as const, value: err.message }),
+        );
+        return { path: dir, migrationFile: { path: 'migration.sql', content } };
+      }),
+    ),
+  };
+}
+
+export async function withSchemaEngine<T>(fn: (engine: TSchemaEngine) => Promise<T>): Promise<T> {
+  const glue = await loadEngineModule();
+  const pglite = new PGlite();
+  const schema = await readSchema();
+  const logs: string[] = [];
+  const engine: TSchemaEngine = await glue.SchemaEngine.new(
+    { datamodels: schema.files.map((f) => [f.path, f.content] as [string, string]) },
+    (log: string) => logs.push(log),
+    bindMigrationAwareSqlAdapterFactory(new PrismaPGlite(pglite)),
+  );
+  try {
+    return await fn(engine);
+  } finally {
+    engine.free();
+    await pglite.close();
+  }
+}
+
+export const NO_FILTER = { externalTables: [], externalEnums: [] };

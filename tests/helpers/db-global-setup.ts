@@ -1,0 +1,67 @@
+// Decides once per run where integration tests get their databases: a real PostgreSQL server when
+// one answers (TEST_DATABASE_URL, or the local one), else in-process PGlite so a fresh machine passes.
+// With Postgres, a migrated template database makes each test file's own database a cheap copy.
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { applyMigrations, readMigrations } from '../../apps/server/src/db/migrations.ts';
+import { databaseUrl, type TestDbTarget } from './test-db.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    testDb: TestDbTarget;
+  }
+}
+
+const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../prisma/migrations');
+
+async function tryConnect(url: string): Promise<pg.Client | null> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    return client;
+  } catch {
+    return null;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const admin = await tryConnect(adminUrl);
+  if (!admin) {
+    if (process.env.REQUIRE_POSTGRES === '1')
+      throw new Error(`PostgreSQL is required but ${adminUrl} does not answer.`);
+    console.warn(`[tests] PostgreSQL at ${adminUrl} does not answer: integration tests use in-process PGlite.`);
+    project.provide('testDb', { kind: 'pglite', migrationsDir: MIGRATIONS_DIR });
+    return;
+  }
+
+  const prefix = `daybook_t_${randomBytes(3).toString('hex')}`;
+  const template = `${prefix}_template`;
+  await admin.query(`CREATE DATABASE "${template}"`);
+  const client = new pg.Client({ connectionString: databaseUrl(adminUrl, template) });
+  await client.connect();
+  try {
+    const conn = {
+      exec: async (sql: string) => {
+        await client.query(sql);
+      },
+      query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as T[],
+    };
+    await applyMigrations(conn, await readMigrations(MIGRATIONS_DIR));
+  } finally {
+    await client.end();
+  }
+  project.provide('testDb', { kind: 'postgres', adminUrl, template, prefix, migrationsDir: MIGRATIONS_DIR });
+
+  return async () => {
+    const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [
+      `${prefix}%`,
+    ]);
+    for (const { datname } of rows) {
+      await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => {});
+    }
+    await admin.end();
+  };
+}
