@@ -113,3 +113,5 @@ try {
   console.error(err instanceof Error ? err.message : err);
   process.exitCode = 1;
 }
+// The schema engine's shadow database keeps timers alive for seconds after its work is done.
+process.exit();

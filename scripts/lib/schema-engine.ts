@@ -11,8 +11,10 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 const require = createRequire(import.meta.url);
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
-export const SCHEMA_PATH = path.join(ROOT, 'prisma/schema.prisma');
-export const MIGRATIONS_DIR = path.join(ROOT, 'prisma/migrations');
+// PRISMA_DIR lets the tests point the tooling at a scratch copy of prisma/.
+const PRISMA_DIR = path.resolve(process.env.PRISMA_DIR ?? path.join(ROOT, 'prisma'));
+export const SCHEMA_PATH = path.join(PRISMA_DIR, 'schema.prisma');
+export const MIGRATIONS_DIR = path.join(PRISMA_DIR, 'migrations');
 
 async function loadEngineModule() {
   const gluePath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');

@@ -26,7 +26,8 @@ const RESERVED_SLUGS = new Set([
   'robots.txt',
 ]);
 
-const port = z.coerce.number().int().min(1).max(65535);
+const PORT_MESSAGE = 'must be a port number from 1 to 65535';
+const port = z.coerce.number({ error: PORT_MESSAGE }).int(PORT_MESSAGE).min(1, PORT_MESSAGE).max(65535, PORT_MESSAGE);
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 /** "GitHub=https://github.com/me,Mastodon=https://..." -> [{ label, url }] */

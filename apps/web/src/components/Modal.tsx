@@ -35,7 +35,11 @@ export function Modal({
     if (!open) return;
     const previouslyFocused = document.activeElement as HTMLElement | null;
     const dialog = dialogRef.current;
-    const first = dialog?.querySelector<HTMLElement>('[autofocus]') ?? dialog?.querySelector<HTMLElement>(FOCUSABLE);
+    // Start in the content (a form's first field), not on the close button.
+    const first =
+      dialog?.querySelector<HTMLElement>('[autofocus]') ??
+      dialog?.querySelector<HTMLElement>(`.modal-body :is(${FOCUSABLE})`) ??
+      dialog?.querySelector<HTMLElement>(FOCUSABLE);
     (first ?? dialog)?.focus();
 
     const onKeyDown = (event: KeyboardEvent) => {

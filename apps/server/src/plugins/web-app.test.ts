@@ -1,0 +1,102 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app.ts';
+import { createTestApp, type TestApp } from '../test/test-app.ts';
+import { loadConfig } from '../config.ts';
+
+const INDEX = '<!doctype html><html><body><div id="root"></div><script type="module" src="/assets/app-abc123.js"></script></body></html>';
+
+async function fakeDist() {
+  const dir = await mkdtemp(path.join(tmpdir(), 'daybook-dist-'));
+  await mkdir(path.join(dir, 'assets'));
+  await writeFile(path.join(dir, 'index.html'), INDEX);
+  await writeFile(path.join(dir, 'assets', 'app-abc123.js'), 'console.log("app")');
+  await writeFile(path.join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  return dir;
+}
+
+describe('serving the web app in production', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ NODE_ENV: 'production', WEB_DIST_DIR: await fakeDist() });
+  });
+  afterAll(() => t.close());
+
+  it.each(['/', '/memories', '/resources/research/5', '/auth/login?next=%2Fchat', '/some-creator', '/no/such/page'])(
+    'answers the client route %s with index.html',
+    async (url) => {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(res.body).toBe(INDEX);
+    },
+  );
+
+  it('serves hashed assets with a year-long immutable cache', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/assets/app-abc123.js' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(res.body).toBe('console.log("app")');
+  });
+
+  it('serves other static files with a short cache', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/favicon.svg' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('public, max-age=3600');
+  });
+
+  it.each([
+    ['GET', '/api/nothing-here/'],
+    ['GET', '/api'],
+    ['POST', '/api/memories/'],
+    ['GET', '/assets/missing-123.js'],
+    ['POST', '/memories'],
+  ])('answers %s %s with a JSON 404, never the page', async (method, url) => {
+    const res = await t.app.inject({ method: method as 'GET' | 'POST', url });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.json()).toEqual({ error: expect.stringContaining('No route for'), code: 'not_found' });
+  });
+
+  it('sends the security headers with every response', async () => {
+    for (const url of ['/', '/api/site/', '/assets/app-abc123.js']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      const csp = String(res.headers['content-security-policy']);
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toContain('unsafe-inline');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
+      expect(res.headers['x-frame-options']).toBe('DENY');
+    }
+  });
+});
+
+describe('outside production', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ NODE_ENV: 'development' });
+  });
+  afterAll(() => t.close());
+
+  it('leaves pages to the Vite dev server and answers unknown paths with JSON', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/memories' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().code).toBe('not_found');
+  });
+});
+
+it('refuses to start in production when the web app is not built', async () => {
+  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', WEB_DIST_DIR: '/nonexistent/dist' });
+  const t = await createTestApp();
+  try {
+    await expect(buildApp(config, { db: t.database.db })).rejects.toThrow(
+      'The web app is not built (/nonexistent/dist/index.html is missing). Run "npm run build" first.',
+    );
+  } finally {
+    await t.close();
+  }
+});

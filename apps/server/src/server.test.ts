@@ -1,0 +1,89 @@
+// The real entry point as a child process: how it starts, refuses bad config, and shuts down.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from './config.ts';
+
+const TSX = path.join(REPO_ROOT, 'node_modules/.bin/tsx');
+const ENTRY = path.join(REPO_ROOT, 'apps/server/src/server.ts');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function start(env: Record<string, string>) {
+  const child = spawn(TSX, [ENTRY], {
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d) => {
+    output += d;
+  });
+  child.stderr.on('data', (d) => {
+    output += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('timed out');
+}
+
+const stop = (child: ChildProcess) => child.kill('SIGKILL');
+
+describe('server.ts', () => {
+  it('exits with a message naming the bad variable', async () => {
+    const run = start({ PORT: 'not-a-port', DATABASE_URL: 'mysql://nope' });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain('Invalid configuration:');
+    expect(run.output()).toContain('PORT: must be a port number from 1 to 65535 (got "not-a-port")');
+    expect(run.output()).toContain('DATABASE_URL: must be a postgres:// or postgresql:// URL (got "mysql://nope")');
+  });
+
+  it('starts on the embedded database with no other service, then closes cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'daybook-data-'));
+    const run = start({ PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1' });
+    try {
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200);
+      expect(run.output()).toContain(`database: embedded PGlite in ${dataDir}`);
+      expect(run.output()).toContain('applied 1 migration(s)');
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+      expect(run.output()).toContain('SIGTERM received, closing');
+    } finally {
+      stop(run.child);
+    }
+
+    // A second start on the same data directory applies nothing and keeps the data.
+    const again = start({ PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1' });
+    try {
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200);
+      expect(again.output()).not.toContain('applied');
+    } finally {
+      again.child.kill('SIGTERM');
+      await again.exited;
+    }
+  });
+
+  it('does not start when the database cannot be reached', async () => {
+    const run = start({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', PORT: String(await freePort()) });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain('Daybook could not start:');
+  });
+});

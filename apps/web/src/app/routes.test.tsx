@@ -1,0 +1,69 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { renderRoutes, signedIn } from '../test/render.tsx';
+import { routes } from './routes.tsx';
+
+describe('the route table', () => {
+  it.each([
+    ['/no/such/page'],
+    ['/someone-else'],
+  ])('shows Page Not Found for %s, with Go Home and Try Chat', async (path) => {
+    renderRoutes(routes, { path });
+    expect(await screen.findByRole('heading', { name: 'Page Not Found' })).toBeInTheDocument();
+    expect(screen.getByText("The page you're looking for doesn't exist or has been moved.")).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Go Home' })).toHaveAttribute('href', '/');
+    expect(screen.getByRole('link', { name: 'Try Chat' })).toHaveAttribute('href', '/chat');
+  });
+
+  it("shows the creator's about page at /{slug} with configured bio, links and contact", async () => {
+    renderRoutes(routes, { path: '/ana-lima' });
+    expect(await screen.findByRole('heading', { level: 1, name: 'Ana Lima' })).toBeInTheDocument();
+    const main = screen.getByRole('main');
+    expect(within(main).getByText('I build small tools for people.')).toBeInTheDocument();
+    const profiles = within(main).getByRole('list', { name: 'Profiles' });
+    expect(within(profiles).getAllByRole('link').map((a) => a.getAttribute('href'))).toEqual([
+      'https://github.com/ana',
+      'https://linkedin.com/in/ana',
+      'https://m.example/@ana',
+      'https://ana.example.org/',
+    ]);
+    expect(within(main).getByRole('link', { name: 'Request an invite' })).toHaveAttribute(
+      'href',
+      'mailto:ana@example.org?subject=Daybook%20invite%20request',
+    );
+    expect(within(main).getByRole('heading', { name: 'Built with' })).toBeInTheDocument();
+  });
+
+  it('home shows Get Started and Sign In to visitors, Begin Chat to signed-in users', async () => {
+    const visitor = renderRoutes(routes, { path: '/' });
+    expect(await screen.findByRole('link', { name: 'Get Started' })).toHaveAttribute('href', '/auth/signup');
+    expect(within(screen.getByRole('main')).getByRole('link', { name: 'Sign In' })).toHaveAttribute('href', '/auth/login');
+    expect(screen.getAllByRole('article')).toHaveLength(3);
+    visitor.unmount();
+
+    renderRoutes(routes, { path: '/', auth: signedIn });
+    expect(await screen.findByRole('link', { name: 'Begin Chat' })).toHaveAttribute('href', '/chat');
+    expect(screen.queryByRole('link', { name: 'Get Started' })).not.toBeInTheDocument();
+  });
+
+  it('footer names the author and links four profiles', async () => {
+    renderRoutes(routes, { path: '/' });
+    const footer = await screen.findByRole('contentinfo');
+    expect(within(footer).getByRole('link', { name: 'Ana Lima' })).toHaveAttribute('href', '/ana-lima');
+    expect(within(within(footer).getByRole('list')).getAllByRole('link')).toHaveLength(4);
+  });
+
+  it('the signed-in avatar menu lists the account pages', async () => {
+    renderRoutes(routes, { path: '/', auth: signedIn });
+    const button = await screen.findByRole('button', { name: 'Account menu for sam@example.com' });
+    expect(button).toHaveTextContent('S');
+    await userEvent.click(button);
+    expect(screen.getByText('sam@example.com')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Memories' })).toHaveAttribute('href', '/memories');
+    expect(screen.getByRole('link', { name: 'History' })).toHaveAttribute('href', '/resources');
+    expect(screen.getByRole('link', { name: 'Calendar Connections' })).toHaveAttribute('href', '/accounts/3rdparty/');
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('link', { name: 'History' })).not.toBeInTheDocument();
+  });
+});

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Makes sure what the test suite needs is on this machine: a running PostgreSQL (when one is
+# installed) and Chromium for the end-to-end tests. Safe to run again: it only acts when needed.
+set -uo pipefail
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo -n "$@"; else return 1; fi; }
+
+# PostgreSQL: start the local cluster if it is installed but down. Without one, tests use PGlite.
+if [ -z "${TEST_DATABASE_URL:-}" ] && command -v pg_ctlcluster >/dev/null 2>&1; then
+  if ! (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then
+    echo "[test-env] starting PostgreSQL"
+    for version in $(ls /etc/postgresql 2>/dev/null); do
+      as_root pg_ctlcluster --skip-systemctl-redirect "$version" main start || true
+    done
+    for _ in $(seq 1 30); do (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null && break; sleep 1; done
+  fi
+fi
+
+# Chromium for Playwright: Debian's package (never a downloaded browser build).
+CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
+if [ ! -x "$CHROMIUM_PATH" ]; then
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "[test-env] installing chromium from apt"
+    as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null
+  fi
+  if [ ! -x "$CHROMIUM_PATH" ]; then
+    echo "[test-env] Chromium is missing at $CHROMIUM_PATH and could not be installed; set CHROMIUM_PATH." >&2
+    exit 1
+  fi
+fi
+exit 0

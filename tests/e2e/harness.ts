@@ -1,0 +1,95 @@
+// Starts the real server (built web app, production mode, its own database) and a real Chromium.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { createDatabaseUrl } from '../helpers/test-db.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = path.join(ROOT, 'test-results/screenshots');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+export interface RunningApp {
+  baseUrl: string;
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+export async function startApp(env: Record<string, string> = {}): Promise<RunningApp> {
+  const port = await freePort();
+  const database = await createDatabaseUrl();
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'daybook-e2e-'));
+  const child: ChildProcess = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'apps/server/src/server.ts')], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: 'info',
+      DATA_DIR: dataDir,
+      ...(database ? { DATABASE_URL: database.url } : {}),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let logs = '';
+  child.stdout?.on('data', (d) => {
+    logs += d;
+  });
+  child.stderr?.on('data', (d) => {
+    logs += d;
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  const stop = async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      child.kill('SIGKILL');
+    }
+    await database?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+
+  const until = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${logs}`);
+    const ready = await fetch(`${baseUrl}/readyz`).then((r) => r.ok).catch(() => false);
+    if (ready) break;
+    if (Date.now() > until) {
+      await stop();
+      throw new Error(`server did not become ready:\n${logs}`);
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  return { baseUrl, logs: () => logs, stop };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+  });
+}
+
+/** Full-page screenshot under test-results/screenshots, for people to look at. */
+export async function screenshot(page: Page, name: string) {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  const width = page.viewportSize()?.width ?? 0;
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${width}.png`), fullPage: true });
+}
