@@ -39,8 +39,9 @@ export default defineConfig({
           globalSetup: ['tests/helpers/db-global-setup.ts', 'tests/e2e/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          // Each file drives its own server and browser; two cores run two at a time comfortably.
+          // Each file drives its own server and browser: run them after everything else, two at a time.
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -83,7 +83,6 @@ async function check() {
       script: true,
       exitCode: true,
       filters: NO_FILTER,
-      shadowDatabaseUrl: null,
     });
     if (result.exitCode === 0) {
       console.log(`Migrations match prisma/schema.prisma (${migrationsList.migrationDirectories.length} migrations).`);

@@ -13,7 +13,12 @@ const children = [
   spawn(bin('tsx'), ['watch', '--clear-screen=false', 'apps/server/src/server.ts'], {
     cwd: ROOT,
     stdio: 'inherit',
-    env: { ...process.env, NODE_ENV: 'development', PORT: apiPort, PUBLIC_URL: process.env.PUBLIC_URL ?? 'http://localhost:5173' },
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      PORT: apiPort,
+      PUBLIC_URL: process.env.PUBLIC_URL ?? 'http://localhost:5173',
+    },
   }),
   spawn(bin('vite'), ['apps/web'], {
     cwd: ROOT,

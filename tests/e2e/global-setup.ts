@@ -8,7 +8,9 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 export default function setup() {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium is not at ${CHROMIUM_PATH}. Install it with "apt-get install chromium" or set CHROMIUM_PATH.`);
+    throw new Error(
+      `Chromium is not at ${CHROMIUM_PATH}. Install it with "apt-get install chromium" or set CHROMIUM_PATH.`,
+    );
   }
   if (!existsSync(path.join(ROOT, 'apps/web/dist/index.html')) || process.env.E2E_REBUILD === '1') {
     execFileSync(path.join(ROOT, 'node_modules/.bin/vite'), ['build', 'apps/web', '--logLevel', 'warn'], {

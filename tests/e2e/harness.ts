@@ -31,21 +31,25 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
   const port = await freePort();
   const database = await createDatabaseUrl();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'daybook-e2e-'));
-  const child: ChildProcess = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'apps/server/src/server.ts')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      LOG_LEVEL: 'info',
-      DATA_DIR: dataDir,
-      ...(database ? { DATABASE_URL: database.url } : {}),
-      ...env,
+  const child: ChildProcess = spawn(
+    path.join(ROOT, 'node_modules/.bin/tsx'),
+    [path.join(ROOT, 'apps/server/src/server.ts')],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'production',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        LOG_LEVEL: 'info',
+        DATA_DIR: dataDir,
+        ...(database ? { DATABASE_URL: database.url } : {}),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let logs = '';
   child.stdout?.on('data', (d) => {
     logs += d;
@@ -69,7 +73,9 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
   const until = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${logs}`);
-    const ready = await fetch(`${baseUrl}/readyz`).then((r) => r.ok).catch(() => false);
+    const ready = await fetch(`${baseUrl}/readyz`)
+      .then((r) => r.ok)
+      .catch(() => false);
     if (ready) break;
     if (Date.now() > until) {
       await stop();

@@ -48,9 +48,12 @@ describe.each([
     await page.getByRole('heading', { level: 1, name: 'Welcome to Daybook' }).waitFor();
     await page.getByRole('link', { name: 'Get Started' }).waitFor();
     expect(await page.getByRole('article').count()).toBe(3);
-    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Take the Tour' }).getAttribute('href')).toBe(
-      '/guest-tour',
-    );
+    expect(
+      await page
+        .getByRole('navigation', { name: 'Main' })
+        .getByRole('link', { name: 'Take the Tour' })
+        .getAttribute('href'),
+    ).toBe('/guest-tour');
     // Nothing is wider than the screen.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
     await screenshot(page, 'home');
@@ -78,7 +81,9 @@ describe.each([
     await page.getByRole('heading', { level: 1, name: 'Ana Lima' }).waitFor();
     expect(await page.getByText('I build calm software for busy people.').isVisible()).toBe(true);
     expect(await page.getByRole('list', { name: 'Profiles' }).getByRole('link').count()).toBe(4);
-    expect(await page.getByRole('link', { name: 'Request an invite' }).getAttribute('href')).toMatch(/^mailto:ana@example.org/);
+    expect(await page.getByRole('link', { name: 'Request an invite' }).getAttribute('href')).toMatch(
+      /^mailto:ana@example.org/,
+    );
     const footer = page.getByRole('contentinfo');
     expect(await footer.getByRole('link', { name: 'Ana Lima' }).getAttribute('href')).toBe('/ana-lima');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);

@@ -6,13 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { applyMigrations, readMigrations } from '../../apps/server/src/db/migrations.ts';
-import { databaseUrl, type TestDbTarget } from './test-db.ts';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    testDb: TestDbTarget;
-  }
-}
+import { databaseUrl } from './test-db.ts';
 
 const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../prisma/migrations');
 

@@ -8,6 +8,12 @@ export type TestDbTarget =
   | { kind: 'postgres'; adminUrl: string; template: string; prefix: string; migrationsDir: string }
   | { kind: 'pglite'; migrationsDir: string };
 
+declare module 'vitest' {
+  export interface ProvidedContext {
+    testDb: TestDbTarget;
+  }
+}
+
 export interface TestDatabase {
   db: Database;
   /** Connection string for a server started as a child process (Postgres only). */

@@ -1,10 +1,10 @@
-import { z } from 'zod';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createTestDatabase, type TestDatabase } from '../../../../tests/helpers/test-db.ts';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { AppError } from '../lib/errors.ts';
-import { createTestDatabase, type TestDatabase } from '../../../../tests/helpers/test-db.ts';
-import type { FastifyInstance } from 'fastify';
 
 // Routes that fail on purpose, registered beside the real app, to see what clients receive.
 describe('the error handler', () => {
@@ -13,7 +13,9 @@ describe('the error handler', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     app = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }), { db: database.db });
-    app.post('/api/test/echo/', async (request) => z.object({ name: z.string().min(1, 'Name is required') }).parse(request.body));
+    app.post('/api/test/echo/', async (request) =>
+      z.object({ name: z.string().min(1, 'Name is required') }).parse(request.body),
+    );
     app.get('/api/test/conflict/', async () => {
       throw new AppError('conflict', 'That key is already used', { key: ['That key is already used'] });
     });
@@ -30,13 +32,21 @@ describe('the error handler', () => {
   it('maps a domain error code to its status, with field errors', async () => {
     const res = await app.inject({ method: 'GET', url: '/api/test/conflict/' });
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toEqual({ error: 'That key is already used', code: 'conflict', field_errors: { key: ['That key is already used'] } });
+    expect(res.json()).toEqual({
+      error: 'That key is already used',
+      code: 'conflict',
+      field_errors: { key: ['That key is already used'] },
+    });
   });
 
   it('turns validation failures into a 400 naming each field', async () => {
     const res = await app.inject({ method: 'POST', url: '/api/test/echo/', payload: { name: '' } });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'Some fields are invalid.', code: 'validation_error', field_errors: { name: ['Name is required'] } });
+    expect(res.json()).toEqual({
+      error: 'Some fields are invalid.',
+      code: 'validation_error',
+      field_errors: { name: ['Name is required'] },
+    });
   });
 
   it('answers malformed JSON with a 400, not a 500', async () => {
@@ -51,13 +61,22 @@ describe('the error handler', () => {
   });
 
   it('answers an unsupported body type with 415', async () => {
-    const res = await app.inject({ method: 'POST', url: '/api/test/echo/', headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/test/echo/',
+      headers: { 'content-type': 'application/xml' },
+      payload: '<a/>',
+    });
     expect(res.statusCode).toBe(415);
     expect(res.json().code).toBe('unsupported_media_type');
   });
 
   it('answers an oversized body with 413', async () => {
-    const res = await app.inject({ method: 'POST', url: '/api/test/echo/', payload: { name: 'x'.repeat(2 * 1024 * 1024) } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/test/echo/',
+      payload: { name: 'x'.repeat(2 * 1024 * 1024) },
+    });
     expect(res.statusCode).toBe(413);
     expect(res.json().code).toBe('payload_too_large');
   });

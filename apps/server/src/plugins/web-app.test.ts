@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
-import { createTestApp, type TestApp } from '../test/test-app.ts';
 import { loadConfig } from '../config.ts';
+import { createTestApp, type TestApp } from '../test/test-app.ts';
 
-const INDEX = '<!doctype html><html><body><div id="root"></div><script type="module" src="/assets/app-abc123.js"></script></body></html>';
+const INDEX =
+  '<!doctype html><html><body><div id="root"></div><script type="module" src="/assets/app-abc123.js"></script></body></html>';
 
 async function fakeDist() {
   const dir = await mkdtemp(path.join(tmpdir(), 'daybook-dist-'));

@@ -7,7 +7,14 @@ import { RouteGuard } from './RouteGuard.tsx';
 const routes = [
   { path: '/memories', element: <RouteGuard requireAuth>{page('Memories')}</RouteGuard> },
   { path: '/auth/login', element: <RouteGuard anonymousOnly>{page('Sign in')}</RouteGuard> },
-  { path: '/auth/signup', element: <RouteGuard anonymousOnly redirectTo="/chat">{page('Sign up')}</RouteGuard> },
+  {
+    path: '/auth/signup',
+    element: (
+      <RouteGuard anonymousOnly redirectTo="/chat">
+        {page('Sign up')}
+      </RouteGuard>
+    ),
+  },
   { path: '/', element: page('Home') },
   { path: '/chat', element: page('Chat') },
 ];

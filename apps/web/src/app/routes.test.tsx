@@ -5,16 +5,16 @@ import { renderRoutes, signedIn } from '../test/render.tsx';
 import { routes } from './routes.tsx';
 
 describe('the route table', () => {
-  it.each([
-    ['/no/such/page'],
-    ['/someone-else'],
-  ])('shows Page Not Found for %s, with Go Home and Try Chat', async (path) => {
-    renderRoutes(routes, { path });
-    expect(await screen.findByRole('heading', { name: 'Page Not Found' })).toBeInTheDocument();
-    expect(screen.getByText("The page you're looking for doesn't exist or has been moved.")).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'Go Home' })).toHaveAttribute('href', '/');
-    expect(screen.getByRole('link', { name: 'Try Chat' })).toHaveAttribute('href', '/chat');
-  });
+  it.each([['/no/such/page'], ['/someone-else']])(
+    'shows Page Not Found for %s, with Go Home and Try Chat',
+    async (path) => {
+      renderRoutes(routes, { path });
+      expect(await screen.findByRole('heading', { name: 'Page Not Found' })).toBeInTheDocument();
+      expect(screen.getByText("The page you're looking for doesn't exist or has been moved.")).toBeInTheDocument();
+      expect(screen.getByRole('link', { name: 'Go Home' })).toHaveAttribute('href', '/');
+      expect(screen.getByRole('link', { name: 'Try Chat' })).toHaveAttribute('href', '/chat');
+    },
+  );
 
   it("shows the creator's about page at /{slug} with configured bio, links and contact", async () => {
     renderRoutes(routes, { path: '/ana-lima' });
@@ -22,7 +22,11 @@ describe('the route table', () => {
     const main = screen.getByRole('main');
     expect(within(main).getByText('I build small tools for people.')).toBeInTheDocument();
     const profiles = within(main).getByRole('list', { name: 'Profiles' });
-    expect(within(profiles).getAllByRole('link').map((a) => a.getAttribute('href'))).toEqual([
+    expect(
+      within(profiles)
+        .getAllByRole('link')
+        .map((a) => a.getAttribute('href')),
+    ).toEqual([
       'https://github.com/ana',
       'https://linkedin.com/in/ana',
       'https://m.example/@ana',
@@ -38,7 +42,10 @@ describe('the route table', () => {
   it('home shows Get Started and Sign In to visitors, Begin Chat to signed-in users', async () => {
     const visitor = renderRoutes(routes, { path: '/' });
     expect(await screen.findByRole('link', { name: 'Get Started' })).toHaveAttribute('href', '/auth/signup');
-    expect(within(screen.getByRole('main')).getByRole('link', { name: 'Sign In' })).toHaveAttribute('href', '/auth/login');
+    expect(within(screen.getByRole('main')).getByRole('link', { name: 'Sign In' })).toHaveAttribute(
+      'href',
+      '/auth/login',
+    );
     expect(screen.getAllByRole('article')).toHaveLength(3);
     visitor.unmount();
 

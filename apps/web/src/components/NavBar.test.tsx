@@ -6,7 +6,10 @@ import { anonymous, page, renderRoutes, signedIn } from '../test/render.tsx';
 const routes = [
   {
     element: <Layout />,
-    children: ['/', '/guest-tour', '/demo-tour', '/auth/login', '/memories'].map((path) => ({ path, element: page(path) })),
+    children: ['/', '/guest-tour', '/demo-tour', '/auth/login', '/memories'].map((path) => ({
+      path,
+      element: page(path),
+    })),
   },
 ];
 
@@ -32,7 +35,10 @@ describe('NavBar', () => {
   });
 
   it('labels the tour link by the tour being taken, and hides Chat during a tour', async () => {
-    expect((await navLinks('/guest-tour')).getByRole('link', { name: 'Guest Tour' })).toHaveAttribute('aria-current', 'page');
+    expect((await navLinks('/guest-tour')).getByRole('link', { name: 'Guest Tour' })).toHaveAttribute(
+      'aria-current',
+      'page',
+    );
   });
 
   it('shows Demo Tour without Chat to a signed-in user in the tour', async () => {

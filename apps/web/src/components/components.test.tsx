@@ -7,6 +7,27 @@ import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { ErrorBoundary } from './ErrorBoundary.tsx';
 import { Modal } from './Modal.tsx';
 
+function Harness() {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button type="button" onClick={() => setOpen(true)}>
+        Open
+      </button>
+      <Modal open={open} onClose={() => setOpen(false)} title="Dialog">
+        <button type="button">First</button>
+        <button type="button">Last</button>
+      </Modal>
+    </>
+  );
+}
+
+let fail = true;
+function Flaky() {
+  if (fail) throw new Error('boom');
+  return <p>All good</p>;
+}
+
 describe('Modal', () => {
   it('is a labelled dialog that takes focus and closes on Escape and background click', async () => {
     const onClose = vi.fn();
@@ -41,20 +62,6 @@ describe('Modal', () => {
   });
 
   it('keeps Tab inside and gives focus back when it closes', async () => {
-    function Harness() {
-      const [open, setOpen] = useState(false);
-      return (
-        <>
-          <button type="button" onClick={() => setOpen(true)}>
-            Open
-          </button>
-          <Modal open={open} onClose={() => setOpen(false)} title="Dialog">
-            <button type="button">First</button>
-            <button type="button">Last</button>
-          </Modal>
-        </>
-      );
-    }
     render(<Harness />);
     const opener = screen.getByRole('button', { name: 'Open' });
     await userEvent.click(opener);
@@ -125,11 +132,7 @@ describe('Banner', () => {
 describe('ErrorBoundary', () => {
   it('shows the global fallback and recovers with Try again', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
-    let fail = true;
-    function Flaky() {
-      if (fail) throw new Error('boom');
-      return <p>All good</p>;
-    }
+    fail = true;
     render(
       <ErrorBoundary>
         <Flaky />

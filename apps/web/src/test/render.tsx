@@ -2,7 +2,7 @@
 import type { TSiteInfo } from '@daybook/contracts';
 import { render } from '@testing-library/react';
 import type { ReactNode } from 'react';
-import { createMemoryRouter, RouterProvider, type RouteObject } from 'react-router-dom';
+import { createMemoryRouter, type RouteObject, RouterProvider } from 'react-router-dom';
 import { AuthProvider, type AuthState } from '../features/auth/auth-context.tsx';
 import { SiteProvider, type SiteState } from '../lib/site.tsx';
 

@@ -8,7 +8,8 @@ beforeAll(async () => {
     CREATOR_NAME: 'Ana Lima',
     CREATOR_BIO: 'I build small tools.',
     CREATOR_EMAIL: 'ana@example.org',
-    CREATOR_LINKS: 'GitHub=https://github.com/ana,LinkedIn=https://linkedin.com/in/ana,Mastodon=https://m.example/@ana,Blog=https://ana.example.org',
+    CREATOR_LINKS:
+      'GitHub=https://github.com/ana,LinkedIn=https://linkedin.com/in/ana,Mastodon=https://m.example/@ana,Blog=https://ana.example.org',
   });
 });
 afterAll(() => t.close());
