@@ -7,7 +7,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../apps/server/src/config.ts';
-import { openDatabase } from '../apps/server/src/db/database.ts';
 import {
   MIGRATIONS_DIR,
   NO_FILTER,
@@ -31,6 +30,8 @@ function generate() {
 }
 
 async function migrate() {
+  // Imported here: the database module needs the generated client, which `generate` creates.
+  const { openDatabase } = await import('../apps/server/src/db/database.ts');
   const config = loadConfig();
   const db = await openDatabase(config.db);
   try {
