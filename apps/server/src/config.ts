@@ -56,6 +56,7 @@ const EnvSchema = z.object({
   PORT: port.default(3000),
   PUBLIC_URL: url.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
@@ -97,6 +98,7 @@ export interface Config {
   port: number;
   publicUrl: string;
   logLevel: string;
+  logFormat: 'json' | 'pretty';
   trustProxy: boolean;
   db: { url?: string; dataDir: string; migrationsDir: string };
   web: { distDir: string; serve: boolean };
@@ -142,6 +144,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     port: e.PORT,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
+    // Readable lines for a person at a terminal; JSON for log collectors.
+    logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     trustProxy: e.TRUST_PROXY,
     db: { url: e.DATABASE_URL, dataDir: path.resolve(e.DATA_DIR), migrationsDir: path.resolve(e.MIGRATIONS_DIR) },
     web: { distDir: path.resolve(e.WEB_DIST_DIR), serve: e.NODE_ENV === 'production' },
