@@ -1,26 +1,44 @@
+import path from 'node:path';
 import cookie from '@fastify/cookie';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
-import accountsRoutes from './modules/accounts/accounts.routes.ts';
+import { type Clock, systemClock } from './lib/clock.ts';
+import { createSigner, loadSecretKey } from './lib/signing.ts';
+import { createAccountsRepo } from './modules/accounts/accounts.repo.ts';
+import { type AccountsService, createAccountsService } from './modules/accounts/accounts.service.ts';
+import allauthRoutes from './modules/accounts/allauth.routes.ts';
+import productAuthRoutes from './modules/accounts/product-auth.routes.ts';
+import { createRateLimiter } from './modules/accounts/rate-limit.ts';
+import { createSessionsService } from './modules/accounts/sessions.service.ts';
+import connectionsRoutes from './modules/connections/connections.routes.ts';
 import healthRoutes from './modules/health/health.routes.ts';
+import { createInvitesRepo } from './modules/invites/invites.repo.ts';
+import invitesRoutes from './modules/invites/invites.routes.ts';
+import { createInvitesService, type InvitesService } from './modules/invites/invites.service.ts';
+import { createMailer, type Mailer } from './modules/mail/mail.service.ts';
 import siteRoutes from './modules/site/site.routes.ts';
+import usersRoutes from './modules/users/users.routes.ts';
+import csrfPlugin from './plugins/csrf.ts';
 import dbPlugin from './plugins/db.ts';
 import errorsPlugin from './plugins/errors.ts';
 import securityHeaders from './plugins/security-headers.ts';
+import sessionPlugin from './plugins/session.ts';
 import webApp from './plugins/web-app.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    accounts: AccountsService;
+    invites: InvitesService;
+  }
+}
 
 /** One log line per request, when it completes, instead of Fastify's two. */
 class OneLineRequestLog extends LogController {
   override incomingRequest() {}
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
-    const line = {
-      method: request.method,
-      url: request.url,
-      status: reply.statusCode,
-      ms: Math.round(reply.elapsedTime),
-    };
+    const line = { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
     if (error) request.log.error({ ...line, err: error }, 'request failed');
     else request.log.info(line, `${line.method} ${line.url} ${line.status} ${line.ms}ms`);
   }
@@ -29,6 +47,8 @@ class OneLineRequestLog extends LogController {
 export interface AppDeps {
   /** An already-open database (tests); otherwise one is opened from config and migrated. */
   db?: Database;
+  mailer?: Mailer;
+  clock?: Clock;
 }
 
 /** Builds the whole application. Never listens: server.ts does that. */
@@ -59,9 +79,42 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(dbPlugin, { config, db: deps.db });
 
+  // Services, wired explicitly: each gets exactly what it uses.
+  const clock = deps.clock ?? systemClock;
+  const prisma = app.db.prisma;
+  const secret = await loadSecretKey(config.secretKey, config.db.dataDir);
+  if (secret.generated) app.log.warn(`SECRET_KEY is not set: generated one in ${path.join(config.db.dataDir, 'secret_key')}`);
+  const mailer =
+    deps.mailer ??
+    createMailer({ ...config.mail, outboxDir: path.join(config.db.dataDir, 'mail'), log: app.log.child({ module: 'mail' }) });
+  if (!deps.mailer) app.addHook('onClose', async () => mailer.close());
+  const accountsRepo = createAccountsRepo(prisma);
+  const sessions = createSessionsService({ repo: accountsRepo, clock });
+  const invites = createInvitesService({ repo: createInvitesRepo(prisma), clock, publicUrl: config.publicUrl });
+  const accounts = createAccountsService({
+    repo: accountsRepo,
+    invites,
+    mailer,
+    limiter: createRateLimiter({ repo: accountsRepo, clock }),
+    signer: createSigner(secret.key),
+    clock,
+    publicUrl: config.publicUrl,
+    log: app.log.child({ module: 'accounts' }),
+  });
+  app.decorate('accounts', accounts);
+  app.decorate('invites', invites);
+
+  const secureCookies = config.publicUrl.startsWith('https://');
+  await app.register(sessionPlugin, { sessions, secureCookies });
+  await app.register(csrfPlugin, { publicUrl: config.publicUrl, trustedOrigins: config.csrfTrustedOrigins, secureCookies });
+
   await app.register(healthRoutes);
   await app.register(siteRoutes, { config });
-  await app.register(accountsRoutes, { prefix: '/_allauth/browser/v1' });
+  await app.register(allauthRoutes, { prefix: '/_allauth/browser/v1', accounts });
+  await app.register(productAuthRoutes, { accounts });
+  await app.register(usersRoutes, { accounts });
+  await app.register(invitesRoutes, { invites });
+  await app.register(connectionsRoutes);
 
   await app.register(webApp, config.web);
   return app;

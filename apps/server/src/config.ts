@@ -65,6 +65,14 @@ const EnvSchema = z.object({
   WEB_DIST_DIR: z.string().min(1).default(path.join(REPO_ROOT, 'apps/web/dist')),
   MIGRATIONS_DIR: z.string().min(1).default(path.join(REPO_ROOT, 'prisma/migrations')),
   TRUST_PROXY: z.stringbool().default(false),
+  SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().min(3).default('Daybook <daybook@localhost>'),
+  CSRF_TRUSTED_ORIGINS: z
+    .string()
+    .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
+    .pipe(z.array(url))
+    .default([]),
   CREATOR_NAME: z.string().trim().min(1).max(80).default('Daybook Maintainers'),
   CREATOR_SLUG: z
     .string()
@@ -100,6 +108,10 @@ export interface Config {
   logLevel: string;
   logFormat: 'json' | 'pretty';
   trustProxy: boolean;
+  /** Signs verification and reset keys. Unset: generated once and kept in DATA_DIR. */
+  secretKey?: string;
+  mail: { smtpUrl?: string; from: string };
+  csrfTrustedOrigins: string[];
   db: { url?: string; dataDir: string; migrationsDir: string };
   web: { distDir: string; serve: boolean };
   creator: { name: string; slug: string; bio: string; email?: string; links: ProfileLink[] };
@@ -147,6 +159,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     // Readable lines for a person at a terminal; JSON for log collectors.
     logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     trustProxy: e.TRUST_PROXY,
+    secretKey: e.SECRET_KEY,
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    csrfTrustedOrigins: e.CSRF_TRUSTED_ORIGINS.map((o) => new URL(o).origin),
     db: { url: e.DATABASE_URL, dataDir: path.resolve(e.DATA_DIR), migrationsDir: path.resolve(e.MIGRATIONS_DIR) },
     web: { distDir: path.resolve(e.WEB_DIST_DIR), serve: e.NODE_ENV === 'production' },
     creator: {

@@ -4,6 +4,7 @@ export const ERROR_STATUS = {
   validation_error: 400,
   unauthorized: 401,
   forbidden: 403,
+  csrf_failed: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

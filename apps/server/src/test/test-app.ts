@@ -1,28 +1,84 @@
-// Builds the real app against a test database of its own, for app.inject and real HTTP tests.
-import type { FastifyInstance } from 'fastify';
+// Builds the real app against a test database of its own and a real SMTP server, for app.inject
+// and real HTTP tests.
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { startSmtp, type TestSmtp } from '../../../../tests/helpers/smtp.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../tests/helpers/test-db.ts';
 import { buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
+import type { Clock } from '../lib/clock.ts';
 
 export interface TestApp {
   app: FastifyInstance;
   config: Config;
   database: TestDatabase;
+  smtp: TestSmtp;
   close(): Promise<void>;
 }
 
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
+export const TEST_SECRET = 'test-secret-key-0123456789-abcdefghijklmnop';
+
+export async function createTestApp(env: Record<string, string> = {}, deps: { clock?: Clock } = {}): Promise<TestApp> {
+  const smtp = await startSmtp();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    SECRET_KEY: TEST_SECRET,
+    SMTP_URL: smtp.url,
+    PUBLIC_URL: 'http://daybook.test',
+    ...env,
+  });
   const database = await createTestDatabase();
-  const app = await buildApp(config, { db: database.db });
+  const app = await buildApp(config, { db: database.db, clock: deps.clock });
   await app.ready();
   return {
     app,
     config,
     database,
+    smtp,
     async close() {
       await app.close();
       await database.dispose();
+      await smtp.close();
     },
   };
+}
+
+/**
+ * A browser-like client for app.inject: keeps cookies, sends the CSRF header from the csrftoken
+ * cookie on unsafe methods, and an Origin of the configured public URL.
+ */
+export class Browser {
+  cookies = new Map<string, string>();
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly opts: { ip?: string; origin?: string } = {},
+  ) {}
+
+  async request(method: InjectOptions['method'], url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+    if (!this.cookies.has('csrftoken') && method !== 'GET') await this.request('GET', '/_allauth/browser/v1/config');
+    const unsafe = !['GET', 'HEAD', 'OPTIONS'].includes(String(method));
+    const res = await this.app.inject({
+      method,
+      url,
+      payload: payload as InjectOptions['payload'],
+      remoteAddress: this.opts.ip ?? '127.0.0.1',
+      headers: {
+        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(unsafe ? { 'x-csrftoken': this.cookies.get('csrftoken') ?? '', origin: this.opts.origin ?? 'http://daybook.test' } : {}),
+        ...headers,
+      },
+    });
+    for (const c of res.cookies as Array<{ name: string; value: string; maxAge?: number; expires?: Date }>) {
+      const expired = c.maxAge === 0 || (c.expires && c.expires.getTime() < Date.now()) || c.value === '';
+      if (expired) this.cookies.delete(c.name);
+      else this.cookies.set(c.name, c.value);
+    }
+    return res;
+  }
+
+  get = (url: string, headers?: Record<string, string>) => this.request('GET', url, undefined, headers);
+  post = (url: string, payload?: unknown, headers?: Record<string, string>) => this.request('POST', url, payload ?? {}, headers);
+  put = (url: string, payload?: unknown) => this.request('PUT', url, payload ?? {});
+  patch = (url: string, payload?: unknown) => this.request('PATCH', url, payload ?? {});
+  delete = (url: string, payload?: unknown) => this.request('DELETE', url, payload);
 }

@@ -1,0 +1,79 @@
+// The only place account data touches Prisma: users, their email addresses, sessions, rate limits.
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
+
+export type Tx = Prisma.TransactionClient | PrismaClient;
+
+export type UserRow = Awaited<ReturnType<PrismaClient['user']['findUniqueOrThrow']>>;
+export type EmailRow = Awaited<ReturnType<PrismaClient['emailAddress']['findUniqueOrThrow']>>;
+export type SessionRow = Awaited<ReturnType<PrismaClient['session']['findUniqueOrThrow']>>;
+
+export function createAccountsRepo(prisma: PrismaClient) {
+  return {
+    transaction<T>(fn: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+      return prisma.$transaction(fn);
+    },
+
+    // ---- users ----
+    findUserById: (id: number, tx: Tx = prisma) => tx.user.findUnique({ where: { id } }),
+    findUserByEmail: (email: string, tx: Tx = prisma) => tx.user.findUnique({ where: { email } }),
+    /** The user owning `email` as any of their addresses, preferring a verified one. */
+    async findUserByAnyEmail(email: string, tx: Tx = prisma) {
+      const rows = await tx.emailAddress.findMany({
+        where: { email },
+        include: { user: true },
+        orderBy: [{ verified: 'desc' }, { id: 'asc' }],
+      });
+      return rows[0] ? { user: rows[0].user, address: rows[0] as EmailRow } : null;
+    },
+    countUsers: (tx: Tx = prisma) => tx.user.count(),
+    createUser(data: { email: string; passwordHash: string | null }, tx: Tx = prisma) {
+      return tx.user.create({
+        data: { ...data, emailAddresses: { create: { email: data.email, primary: true, verified: false } } },
+      });
+    },
+    updateUser(
+      id: number,
+      data: Partial<Pick<UserRow, 'passwordHash' | 'passwordChangedAt' | 'lastLoginAt' | 'isDailyMessagePaused' | 'isAdmin' | 'email'>>,
+      tx: Tx = prisma,
+    ) {
+      return tx.user.update({ where: { id }, data });
+    },
+
+    // ---- email addresses ----
+    listEmails: (userId: number, tx: Tx = prisma) =>
+      tx.emailAddress.findMany({ where: { userId }, orderBy: [{ primary: 'desc' }, { id: 'asc' }] }),
+    findEmail: (userId: number, email: string, tx: Tx = prisma) =>
+      tx.emailAddress.findUnique({ where: { userId_email: { userId, email } } }),
+    findEmailById: (id: number, tx: Tx = prisma) => tx.emailAddress.findUnique({ where: { id } }),
+    isVerifiedElsewhere: async (email: string, userId: number, tx: Tx = prisma) =>
+      (await tx.emailAddress.count({ where: { email, verified: true, NOT: { userId } } })) > 0,
+    addEmail: (userId: number, email: string, tx: Tx = prisma) =>
+      tx.emailAddress.create({ data: { userId, email, verified: false, primary: false } }),
+    markVerified: (id: number, tx: Tx = prisma) => tx.emailAddress.update({ where: { id }, data: { verified: true } }),
+    deleteEmail: (id: number, tx: Tx = prisma) => tx.emailAddress.delete({ where: { id } }),
+    async setPrimary(userId: number, id: number, email: string, tx: Tx = prisma) {
+      await tx.emailAddress.updateMany({ where: { userId, NOT: { id } }, data: { primary: false } });
+      await tx.emailAddress.update({ where: { id }, data: { primary: true } });
+      await tx.user.update({ where: { id: userId }, data: { email } });
+    },
+
+    // ---- sessions ----
+    findSession: (id: string, tx: Tx = prisma) => tx.session.findUnique({ where: { id } }),
+    createSession: (data: { id: string; userId: number | null; data: object; expiresAt: Date }, tx: Tx = prisma) =>
+      tx.session.create({ data }),
+    updateSession: (id: string, data: { userId?: number | null; data?: object; expiresAt?: Date; lastSeenAt?: Date }, tx: Tx = prisma) =>
+      tx.session.update({ where: { id }, data }),
+    deleteSession: (id: string, tx: Tx = prisma) => tx.session.deleteMany({ where: { id } }),
+    deleteUserSessions: (userId: number, exceptId?: string, tx: Tx = prisma) =>
+      tx.session.deleteMany({ where: { userId, ...(exceptId ? { NOT: { id: exceptId } } : {}) } }),
+    deleteExpiredSessions: (now: Date, tx: Tx = prisma) => tx.session.deleteMany({ where: { expiresAt: { lt: now } } }),
+
+    // ---- rate limits ----
+    countHits: (key: string, since: Date, tx: Tx = prisma) => tx.rateLimitHit.count({ where: { key, at: { gt: since } } }),
+    addHit: (key: string, at: Date, tx: Tx = prisma) => tx.rateLimitHit.create({ data: { key, at } }),
+    clearHits: (key: string, tx: Tx = prisma) => tx.rateLimitHit.deleteMany({ where: { key } }),
+    deleteHitsBefore: (before: Date, tx: Tx = prisma) => tx.rateLimitHit.deleteMany({ where: { at: { lt: before } } }),
+  };
+}
+
+export type AccountsRepo = ReturnType<typeof createAccountsRepo>;

@@ -1,0 +1,242 @@
+// django-allauth's headless browser API (/_allauth/browser/v1), wire-compatible: same paths,
+// envelope, status codes and error codes, as described in shared/reference/allauth/.
+import type { TFlow } from '@daybook/contracts';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CsrfError } from '../../plugins/csrf.ts';
+import { rotateCsrf } from '../../plugins/csrf.ts';
+import { endSession, saveSession, startSession } from '../../plugins/session.ts';
+import { AccountError, formError, MESSAGES, required } from './account-error.ts';
+import type { UserRow } from './accounts.repo.ts';
+import type { AccountsService } from './accounts.service.ts';
+import type { AuthMethodRecord, SessionData } from './sessions.service.ts';
+
+const NEVER_CACHE = 'max-age=0, no-cache, no-store, must-revalidate, private';
+
+// Every path this API answers, for telling 405 (known path, wrong method) from 404.
+const KNOWN_PATHS = new Set([
+  '/config', '/auth/session', '/auth/login', '/auth/signup', '/auth/email/verify', '/auth/email/verify/resend',
+  '/auth/password/request', '/auth/password/reset', '/auth/reauthenticate', '/auth/provider/redirect',
+  '/auth/provider/token', '/auth/provider/signup', '/account/password/change', '/account/email',
+  '/account/providers', '/account/providers/disconnect', '/socialaccount/providers/connect',
+]);
+
+function envelope(reply: FastifyReply, status: number, body: { data?: unknown; meta?: unknown; errors?: unknown[] } = {}) {
+  const out: Record<string, unknown> = { status };
+  if (body.data !== undefined) out.data = body.data;
+  if (body.meta !== undefined) out.meta = body.meta;
+  if (body.errors?.length) out.errors = body.errors;
+  return reply.status(status).header('Cache-Control', NEVER_CACHE).send(out);
+}
+
+export default async function allauthRoutes(app: FastifyInstance, { accounts }: { accounts: AccountsService }) {
+  const ctx = (request: FastifyRequest) => ({ ip: request.ip });
+  const nowSec = () => Date.now() / 1000;
+
+  function flows(data: SessionData | undefined): TFlow[] {
+    const list: TFlow[] = [{ id: 'login' }, { id: 'signup' }];
+    if (data?.pendingVerify) list.push({ id: 'verify_email', is_pending: true });
+    return list;
+  }
+
+  const authenticated = (reply: FastifyReply, user: UserRow, methods: AuthMethodRecord[]) =>
+    envelope(reply, 200, { data: { user: accounts.serializeUser(user), methods }, meta: { is_authenticated: true } });
+
+  const unauthenticated = (reply: FastifyReply, data?: SessionData) =>
+    envelope(reply, 401, { data: { flows: flows(data) }, meta: { is_authenticated: false } });
+
+  /** 401 flows unless signed in; narrows request.user. */
+  function requireUser(request: FastifyRequest): UserRow {
+    if (!request.user) throw new AccountError(401);
+    return request.user;
+  }
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof AccountError) {
+      if (error.status === 401) return unauthenticated(reply, request.session?.data);
+      return envelope(reply, error.status, { errors: error.errors });
+    }
+    if (error instanceof CsrfError) return envelope(reply, 403, { errors: [{ code: 'csrf_failed', message: error.message }] });
+    if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.name === 'SyntaxError') {
+      return envelope(reply, 400, { errors: [{ code: 'invalid', message: 'Invalid JSON.' }] });
+    }
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) request.log.error({ err: error }, 'account request failed');
+    return envelope(reply, status);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = (request.url.split('?')[0] ?? '').replace(/^\/_allauth\/browser\/v1/, '').replace(/\/$/, '');
+    return envelope(reply, KNOWN_PATHS.has(path) ? 405 : 404);
+  });
+
+  // Forms only come from the provider-redirect form post.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
+  const body = (request: FastifyRequest) => (request.body && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {});
+
+  app.get('/config', async (request, reply) =>
+    envelope(reply, 200, {
+      data: {
+        account: {
+          login_methods: ['email'],
+          is_open_for_signup: true,
+          email_verification_by_code_enabled: false,
+          login_by_code_enabled: false,
+          password_reset_by_code_enabled: false,
+          authentication_method: 'email',
+        },
+        socialaccount: { providers: [] },
+      },
+      meta: { csrf_token: request.csrfSecret },
+    }),
+  );
+
+  app.get('/auth/session', async (request, reply) => {
+    if (!request.user) return unauthenticated(reply, request.session?.data);
+    return authenticated(reply, request.user, request.session?.data.methods ?? []);
+  });
+
+  app.delete('/auth/session', async (request, reply) => {
+    await endSession(request, reply);
+    return unauthenticated(reply);
+  });
+
+  app.post('/auth/login', async (request, reply) => {
+    if (request.user) return envelope(reply, 409);
+    const outcome = await accounts.login(body(request), ctx(request));
+    if (outcome.kind === 'inactive') return unauthenticated(reply);
+    if (outcome.kind === 'verify_email') {
+      const data: SessionData = { pendingVerify: { userId: outcome.userId, email: outcome.email, at: nowSec() } };
+      await saveSession(request, reply, data);
+      return unauthenticated(reply, data);
+    }
+    const methods: AuthMethodRecord[] = [{ method: 'password', at: nowSec(), email: outcome.email }];
+    await startSession(request, reply, outcome.user, { methods });
+    rotateCsrf(request, reply);
+    return authenticated(reply, outcome.user, methods);
+  });
+
+  app.post('/auth/signup', async (request, reply) => {
+    if (request.user) return envelope(reply, 409);
+    const { userId, email } = await accounts.signupAllauth(body(request), ctx(request));
+    // Mandatory verification: the new account waits for its email to be confirmed.
+    const data: SessionData = { pendingVerify: { userId, email, at: nowSec() } };
+    await saveSession(request, reply, data);
+    return unauthenticated(reply, data);
+  });
+
+  app.get('/auth/email/verify', async (request, reply) => {
+    const key = request.headers['x-email-verification-key'];
+    const { email, user } = await accounts.checkVerifyKey(typeof key === 'string' ? key : undefined);
+    return envelope(reply, 200, {
+      data: { email, user: accounts.serializeUser(user) },
+      meta: { is_authenticating: Boolean(request.session?.data.pendingVerify) },
+    });
+  });
+
+  app.post('/auth/email/verify', async (request, reply) => {
+    await accounts.confirmVerifyKey(body(request).key);
+    if (request.user) return authenticated(reply, request.user, request.session?.data.methods ?? []);
+    // Verified, but not signed in: "a status code of 401 does not imply failure".
+    if (request.session?.data.pendingVerify) await saveSession(request, reply, { ...request.session.data, pendingVerify: undefined });
+    return unauthenticated(reply);
+  });
+
+  // Link mode: there is no code to resend.
+  app.post('/auth/email/verify/resend', async (_request, reply) => envelope(reply, 409));
+
+  app.post('/auth/password/request', async (request, reply) => {
+    await accounts.requestPasswordReset(body(request).email, ctx(request));
+    return envelope(reply, 200);
+  });
+
+  app.get('/auth/password/reset', async (request, reply) => {
+    const key = request.headers['x-password-reset-key'];
+    const user = await accounts.checkResetKey(typeof key === 'string' ? key : undefined);
+    return envelope(reply, 200, { data: { user: accounts.serializeUser(user) } });
+  });
+
+  app.post('/auth/password/reset', async (request, reply) => {
+    const user = await accounts.resetPassword(body(request), ctx(request));
+    // Every session of the account ends; the person signs in with the new password.
+    await request.server.sessionOptions.sessions.destroyAllFor(user.id);
+    if (request.session?.user?.id === user.id) await endSession(request, reply);
+    return unauthenticated(reply, request.session?.data);
+  });
+
+  app.post('/auth/reauthenticate', async (request, reply) => {
+    const user = requireUser(request);
+    await accounts.reauthenticate(user, body(request).password);
+    const methods: AuthMethodRecord[] = [...(request.session?.data.methods ?? []), { method: 'password', at: nowSec(), reauthenticated: true }];
+    await saveSession(request, reply, { ...request.session?.data, methods });
+    return authenticated(reply, user, methods);
+  });
+
+  app.post('/account/password/change', async (request, reply) => {
+    const user = requireUser(request);
+    const updated = await accounts.changePassword(user, body(request));
+    // This device stays signed in (fresh key); every other session of the account ends.
+    await request.server.sessionOptions.sessions.destroyAllFor(user.id, request.session?.id);
+    await startSession(request, reply, updated, request.session?.data ?? {});
+    return authenticated(reply, updated, request.session?.data.methods ?? []);
+  });
+
+  // ---- email addresses ----
+  app.get('/account/email', async (request, reply) => envelope(reply, 200, { data: await accounts.listEmails(requireUser(request)) }));
+
+  app.post('/account/email', async (request, reply) => {
+    if (!request.user) return envelope(reply, 409);
+    return envelope(reply, 200, { data: await accounts.addEmail(request.user, body(request).email) });
+  });
+
+  app.put('/account/email', async (request, reply) => {
+    const sent = await accounts.resendEmail(requireUser(request), body(request).email);
+    return envelope(reply, sent ? 200 : 403);
+  });
+
+  app.patch('/account/email', async (request, reply) =>
+    envelope(reply, 200, { data: await accounts.setPrimaryEmail(requireUser(request), body(request)) }),
+  );
+
+  app.delete('/account/email', async (request, reply) =>
+    envelope(reply, 200, { data: await accounts.removeEmail(requireUser(request), body(request).email) }),
+  );
+
+  // ---- third-party accounts: none can be connected yet (calendar providers come later) ----
+  app.get('/account/providers', async (request, reply) => {
+    requireUser(request);
+    return envelope(reply, 200, { data: [] });
+  });
+
+  const disconnect = async (request: FastifyRequest, reply: FastifyReply) => {
+    requireUser(request);
+    const b = body(request);
+    const errors = [];
+    if (request.method === 'DELETE' && (typeof b.provider !== 'string' || !b.provider)) errors.push(required('provider'));
+    if (typeof b.account !== 'string' || !b.account) errors.push(required('account'));
+    if (errors.length) throw new AccountError(400, errors);
+    throw formError('account_not_found', MESSAGES.accountNotFound);
+  };
+  app.delete('/account/providers', disconnect);
+  app.post('/account/providers/disconnect', disconnect);
+
+  app.post('/socialaccount/providers/connect', async (request) => {
+    requireUser(request);
+    const provider = body(request).provider;
+    if (typeof provider !== 'string' || !provider) throw new AccountError(400, [required('provider')]);
+    throw new AccountError(400, [{ code: 'unknown_provider', message: MESSAGES.unknownProvider, param: 'provider' }]);
+  });
+
+  // A form post: answers with redirects, never JSON, as allauth does in headless-only mode.
+  app.post('/auth/provider/redirect', async (request, reply) => {
+    const b = body(request);
+    const process = b.process === 'connect' ? 'connect' : 'login';
+    const callback = typeof b.callback_url === 'string' && /^\/(?!\/)/.test(b.callback_url) ? b.callback_url : '/';
+    const target = new URL(callback, 'http://x');
+    target.searchParams.set('error', 'unknown');
+    target.searchParams.set('error_process', process);
+    return reply.redirect(target.pathname + target.search, 302);
+  });
+}

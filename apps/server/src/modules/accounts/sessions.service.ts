@@ -1,0 +1,68 @@
+// Server-side sessions. The cookie carries a random key; the table stores its SHA-256, so a
+// database leak does not hand out live sessions.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Clock } from '../../lib/clock.ts';
+import type { AccountsRepo, UserRow } from './accounts.repo.ts';
+
+export const SESSION_TTL_SEC = 14 * 24 * 3600;
+// How long a pending step (e.g. "verify your email" after a login attempt) stays in the session.
+export const PENDING_TTL_SEC = 900;
+
+export interface AuthMethodRecord {
+  method: 'password' | 'password_reset';
+  at: number;
+  email?: string;
+  reauthenticated?: boolean;
+}
+
+export interface SessionData {
+  methods?: AuthMethodRecord[];
+  pendingVerify?: { userId: number; email: string; at: number };
+}
+
+export interface LoadedSession {
+  id: string;
+  data: SessionData;
+  user: UserRow | null;
+}
+
+const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+
+export function createSessionsService({ repo, clock }: { repo: AccountsRepo; clock: Clock }) {
+  const expiry = () => new Date(clock.now().getTime() + SESSION_TTL_SEC * 1000);
+
+  return {
+    async load(key: string | undefined): Promise<LoadedSession | null> {
+      if (!key || key.length > 100) return null;
+      const row = await repo.findSession(hashKey(key));
+      if (!row || row.expiresAt <= clock.now()) return null;
+      const user = row.userId ? await repo.findUserById(row.userId) : null;
+      // A deactivated user's session ends with the deactivation.
+      if (row.userId && (!user || !user.isActive)) return null;
+      const data = (row.data ?? {}) as SessionData;
+      if (data.pendingVerify && clock.now().getTime() / 1000 - data.pendingVerify.at > PENDING_TTL_SEC) {
+        delete data.pendingVerify;
+      }
+      return { id: row.id, data, user };
+    },
+
+    /** A new session (new key) for `userId`; the old one, if any, is deleted: login rotates keys. */
+    async start(userId: number | null, data: SessionData, replacing?: string): Promise<{ key: string; id: string }> {
+      if (replacing) await repo.deleteSession(replacing);
+      const key = randomBytes(32).toString('base64url');
+      const id = hashKey(key);
+      await repo.createSession({ id, userId, data, expiresAt: expiry() });
+      return { key, id };
+    },
+
+    async save(id: string, data: SessionData): Promise<void> {
+      await repo.updateSession(id, { data, lastSeenAt: clock.now() });
+    },
+
+    destroy: (id: string) => repo.deleteSession(id),
+    destroyAllFor: (userId: number, exceptId?: string) => repo.deleteUserSessions(userId, exceptId),
+    prune: () => repo.deleteExpiredSessions(clock.now()),
+  };
+}
+
+export type SessionsService = ReturnType<typeof createSessionsService>;

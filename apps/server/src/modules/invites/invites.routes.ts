@@ -1,0 +1,41 @@
+// Admin-only invite management: GET/POST /api/admin/invites/, DELETE /api/admin/invites/{id}/.
+import { ZCreateInviteRequest } from '@daybook/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { requireUser } from '../../lib/auth.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { InvitesService } from './invites.service.ts';
+
+const ZId = z.object({ id: z.coerce.number().int().positive() });
+
+function requireAdmin(request: FastifyRequest) {
+  const user = requireUser(request);
+  if (!user.isAdmin) throw new AppError('forbidden', 'Only administrators can manage invites.');
+  return user;
+}
+
+export default async function invitesRoutes(app: FastifyInstance, { invites }: { invites: InvitesService }) {
+  app.get('/api/admin/invites/', async (request) => {
+    requireAdmin(request);
+    const results = await invites.list();
+    return { results, count: results.length };
+  });
+
+  app.post('/api/admin/invites/', async (request, reply) => {
+    const admin = requireAdmin(request);
+    const input = ZCreateInviteRequest.parse(request.body ?? {});
+    const created = await invites.create({
+      maxUses: input.max_uses,
+      expiresInDays: input.expires_in_days,
+      email: input.email,
+      createdById: admin.id,
+    });
+    return reply.status(201).send(created);
+  });
+
+  app.delete('/api/admin/invites/:id/', async (request) => {
+    requireAdmin(request);
+    const { id } = ZId.parse(request.params);
+    return invites.revoke(id);
+  });
+}

@@ -1,0 +1,104 @@
+// Invite tokens: random, stored only as a hash, optionally bound to an email, limited in uses and
+// time, revocable. Signup consumes one use inside the transaction that creates the user.
+import { createHash, randomBytes } from 'node:crypto';
+import type { TInvite } from '@daybook/contracts';
+import type { Clock } from '../../lib/clock.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { Tx } from '../accounts/accounts.repo.ts';
+import type { InvitesRepo, InviteWithUses } from './invites.repo.ts';
+
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export type InviteProblem = 'invalid' | 'revoked' | 'expired' | 'exhausted' | 'wrong_email';
+
+export const INVITE_MESSAGES: Record<InviteProblem, string> = {
+  invalid: 'This invite token is not valid.',
+  revoked: 'This invite has been revoked.',
+  expired: 'This invite has expired.',
+  exhausted: 'This invite has already been used.',
+  wrong_email: 'This invite is for a different email address.',
+};
+
+export class InviteError extends Error {
+  constructor(readonly problem: InviteProblem) {
+    super(INVITE_MESSAGES[problem]);
+    this.name = 'InviteError';
+  }
+}
+
+export interface CreateInviteInput {
+  maxUses?: number | null;
+  expiresInDays?: number | null;
+  email?: string | null;
+  createdById?: number | null;
+}
+
+export function createInvitesService({ repo, clock, publicUrl }: { repo: InvitesRepo; clock: Clock; publicUrl: string }) {
+  const statusOf = (invite: InviteWithUses, now: Date): TInvite['status'] => {
+    if (invite.revokedAt) return 'revoked';
+    if (invite.expiresAt && invite.expiresAt <= now) return 'expired';
+    if (invite.maxUses !== null && invite.uses >= invite.maxUses) return 'exhausted';
+    return 'active';
+  };
+
+  const present = (invite: InviteWithUses): TInvite => ({
+    id: invite.id,
+    email: invite.email,
+    max_uses: invite.maxUses,
+    uses: invite.uses,
+    expires_at: invite.expiresAt?.toISOString() ?? null,
+    revoked_at: invite.revokedAt?.toISOString() ?? null,
+    created_at: invite.createdAt.toISOString(),
+    status: statusOf(invite, clock.now()),
+    used_by: invite.usedBy.map((u) => ({ email: u.user.email, used_at: u.usedAt.toISOString() })),
+  });
+
+  const signupUrl = (token: string) => `${publicUrl}/auth/signup?itoken=${encodeURIComponent(token)}`;
+
+  return {
+    present,
+    signupUrl,
+
+    async create(input: CreateInviteInput) {
+      const token = randomBytes(18).toString('base64url');
+      const expiresAt = input.expiresInDays ? new Date(clock.now().getTime() + input.expiresInDays * 86_400_000) : null;
+      const invite = await repo.create({
+        tokenHash: hashToken(token),
+        email: input.email?.trim().toLowerCase() || null,
+        maxUses: input.maxUses ?? null,
+        expiresAt,
+        createdById: input.createdById ?? null,
+      });
+      return { invite: present(invite), token, signup_url: signupUrl(token) };
+    },
+
+    async list() {
+      return (await repo.list()).map(present);
+    },
+
+    async revoke(id: number) {
+      const invite = await repo.findById(id);
+      if (!invite) throw new AppError('not_found', 'Invite not found');
+      return present(invite.revokedAt ? invite : await repo.revoke(id, clock.now()));
+    },
+
+    /** Why `token` cannot be used by `email` right now, or the invite when it can. */
+    async check(token: string, email: string, tx?: Tx) {
+      const invite = await repo.findByHash(hashToken(token.trim()), tx);
+      if (!invite) throw new InviteError('invalid');
+      if (invite.revokedAt) throw new InviteError('revoked');
+      if (invite.expiresAt && invite.expiresAt <= clock.now()) throw new InviteError('expired');
+      if (invite.maxUses !== null && invite.uses >= invite.maxUses) throw new InviteError('exhausted');
+      if (invite.email && invite.email !== email) throw new InviteError('wrong_email');
+      return invite;
+    },
+
+    /** Takes a use for `userId`; throws when another signup took the last one first. */
+    async consume(inviteId: number, userId: number, tx: Tx) {
+      if (!(await repo.consume(inviteId, clock.now(), tx))) throw new InviteError('exhausted');
+      await repo.recordUse(inviteId, userId, tx);
+    },
+  };
+}
+
+export type InvitesService = ReturnType<typeof createInvitesService>;
