@@ -4,6 +4,9 @@ import { Browser, type TestApp } from './test-app.ts';
 
 export const PASSWORD = 'correct horse battery';
 
+/** A fresh client address, so per-IP rate limits of one test never touch another. */
+export const randomIp = () => `10.${[0, 0, 0].map(() => Math.floor(Math.random() * 250) + 1).join('.')}`;
+
 export const uniqueEmail = (prefix = 'user') => `${prefix}-${randomBytes(4).toString('hex')}@example.com`;
 
 export async function createInvite(t: TestApp, opts: { maxUses?: number | null; expiresInDays?: number | null; email?: string | null } = {}) {
@@ -19,7 +22,7 @@ export async function verificationKey(t: TestApp, email: string, after = 0): Pro
 }
 
 /** Signs up through /api/auth/signup/ and returns the (signed-in) browser. */
-export async function signUp(t: TestApp, email = uniqueEmail(), password = PASSWORD, ip?: string) {
+export async function signUp(t: TestApp, email = uniqueEmail(), password = PASSWORD, ip = randomIp()) {
   const { token } = await createInvite(t);
   const browser = new Browser(t.app, { ip });
   const res = await browser.post('/api/auth/signup/', { email, password1: password, password2: password, inviteToken: token });
@@ -32,7 +35,7 @@ export async function signedInUser(t: TestApp, email = uniqueEmail(), password =
   const before = t.smtp.messages.length;
   await signUp(t, email, password);
   const key = await verificationKey(t, email, before);
-  const browser = new Browser(t.app);
+  const browser = new Browser(t.app, { ip: randomIp() });
   const verified = await browser.post('/_allauth/browser/v1/auth/email/verify', { key });
   if (verified.statusCode !== 401) throw new Error(`verify failed: ${verified.body}`);
   const login = await browser.post('/_allauth/browser/v1/auth/login', { email, password });

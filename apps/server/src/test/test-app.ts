@@ -1,6 +1,7 @@
 // Builds the real app against a test database of its own and a real SMTP server, for app.inject
 // and real HTTP tests.
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { checkAllauthResponses, type RecordedResponse } from '../../../../tests/helpers/allauth-openapi.ts';
 import { startSmtp, type TestSmtp } from '../../../../tests/helpers/smtp.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../tests/helpers/test-db.ts';
 import { buildApp } from '../app.ts';
@@ -29,6 +30,14 @@ export async function createTestApp(env: Record<string, string> = {}, deps: { cl
   });
   const database = await createTestDatabase();
   const app = await buildApp(config, { db: database.db, clock: deps.clock });
+  // Every account API response any test produces is checked against allauth's OpenAPI document.
+  const allauthResponses: RecordedResponse[] = [];
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.url.startsWith('/_allauth/')) {
+      allauthResponses.push({ method: request.method, url: request.url, status: reply.statusCode, body: String(payload ?? '') });
+    }
+    return payload;
+  });
   await app.ready();
   return {
     app,
@@ -39,6 +48,8 @@ export async function createTestApp(env: Record<string, string> = {}, deps: { cl
       await app.close();
       await database.dispose();
       await smtp.close();
+      const problems = checkAllauthResponses(allauthResponses);
+      if (problems.length) throw new Error(`Account API responses that do not match allauth's OpenAPI document:\n${problems.join('\n')}`);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import type { AuthState } from '../features/auth/auth-context.tsx';
+import { type AuthState, useAuth } from '../features/auth/auth-context.tsx';
 import { anonymous, page, renderRoutes, signedIn } from '../test/render.tsx';
 import { RouteGuard } from './RouteGuard.tsx';
 
@@ -18,6 +19,16 @@ const routes = [
   { path: '/', element: page('Home') },
   { path: '/chat', element: page('Chat') },
 ];
+
+/** Stands in for a sign-in page: the button rechecks the session, its label shows the result. */
+function SignInHere() {
+  const { state, refresh } = useAuth();
+  return (
+    <button type="button" onClick={() => void refresh()}>
+      {state.status}
+    </button>
+  );
+}
 
 describe('RouteGuard', () => {
   it('shows Loading... while the session is being checked', async () => {
@@ -55,5 +66,18 @@ describe('RouteGuard', () => {
   it('shows anonymous-only pages to signed-out visitors', async () => {
     renderRoutes(routes, { path: '/auth/login', auth: anonymous });
     expect(await screen.findByRole('heading', { name: 'Sign in' })).toBeInTheDocument();
+  });
+
+  it('leaves an anonymous-only page to decide where to go once its visitor signs in there', async () => {
+    let session: AuthState = anonymous;
+    const { router } = renderRoutes(
+      [{ path: '/auth/login', element: <RouteGuard anonymousOnly>{<SignInHere />}</RouteGuard> }, ...routes],
+      { path: '/auth/login', loadSession: () => Promise.resolve(session) },
+    );
+    const button = await screen.findByRole('button', { name: 'anonymous' });
+    session = signedIn;
+    await userEvent.click(button);
+    expect(await screen.findByRole('button', { name: 'authenticated' })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/auth/login');
   });
 });

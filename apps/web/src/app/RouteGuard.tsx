@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { type ReactNode, useState } from 'react';
 import { Navigate, useLocation } from 'react-router-dom';
 import { Loading } from '../components/Loading.tsx';
 import { useAuth } from '../features/auth/auth-context.tsx';
@@ -16,16 +16,20 @@ type GuardProps =
 /**
  * Loading... while the session loads; signed-out visitors of a login-required route go to sign in
  * (the path and query they wanted ride along in ?next=); signed-in visitors of an anonymous-only
- * route go to `redirectTo`.
+ * route go to `redirectTo` (unless they signed in on that very page).
  */
 export function RouteGuard(props: GuardProps) {
   const { state } = useAuth();
   const location = useLocation();
+  // Once an anonymous-only page has been shown, signing in on it does not yank it away: the page
+  // itself goes on (sign in to ?next=, sign up to the tour, ...).
+  const [shownAnonymously, setShownAnonymously] = useState(false);
+  if (props.anonymousOnly && state.status === 'anonymous' && !shownAnonymously) setShownAnonymously(true);
   if (state.status === 'loading') return <Loading label="Loading..." />;
   if (props.requireAuth && state.status !== 'authenticated') {
     return <Navigate to={loginRedirect(location.pathname, location.search)} replace state={{ from: location }} />;
   }
-  if (props.anonymousOnly && state.status === 'authenticated') {
+  if (props.anonymousOnly && state.status === 'authenticated' && !shownAnonymously) {
     return <Navigate to={props.redirectTo ?? '/'} replace />;
   }
   return <>{props.children}</>;

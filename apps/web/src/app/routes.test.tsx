@@ -1,6 +1,7 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
+import { mockFetch, reply, USER_ME } from '../test/fetch.ts';
 import { renderRoutes, signedIn } from '../test/render.tsx';
 import { routes } from './routes.tsx';
 
@@ -62,6 +63,7 @@ describe('the route table', () => {
   });
 
   it('the signed-in avatar menu lists the account pages', async () => {
+    mockFetch({ 'GET /api/users/me/': reply(200, USER_ME) });
     renderRoutes(routes, { path: '/', auth: signedIn });
     const button = await screen.findByRole('button', { name: 'Account menu for sam@example.com' });
     expect(button).toHaveTextContent('S');

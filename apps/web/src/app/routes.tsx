@@ -1,6 +1,15 @@
 import type { ReactNode } from 'react';
 import type { RouteObject } from 'react-router-dom';
 import { CreatorRoute } from '../features/about/CreatorRoute.tsx';
+import { ChangePasswordPage } from '../features/auth/ChangePasswordPage.tsx';
+import { ForgotPasswordPage } from '../features/auth/ForgotPasswordPage.tsx';
+import { LoginAlias } from '../features/auth/LoginAlias.tsx';
+import { LoginPage } from '../features/auth/LoginPage.tsx';
+import { ProfilePage } from '../features/auth/ProfilePage.tsx';
+import { ResendVerificationPage } from '../features/auth/ResendVerificationPage.tsx';
+import { ResetPasswordPage } from '../features/auth/ResetPasswordPage.tsx';
+import { SignupPage } from '../features/auth/SignupPage.tsx';
+import { VerifyEmailPage } from '../features/auth/VerifyEmailPage.tsx';
 import { HomePage } from '../features/home/HomePage.tsx';
 import { NotFoundPage } from '../features/not-found/NotFoundPage.tsx';
 import * as S from '../features/placeholders/screens.tsx';
@@ -16,12 +25,16 @@ export const routes: RouteObject[] = [
     element: <Layout />,
     children: [
       { path: '/', element: <HomePage /> },
-      { path: '/auth/login', element: anonymous(<S.LoginScreen />) },
-      { path: '/auth/signup', element: anonymous(<S.SignupScreen />) },
-      { path: '/auth/resend-verification', element: anonymous(<S.ResendVerificationScreen />) },
-      { path: '/auth/verify-email/:key', element: anonymous(<S.VerifyEmailScreen />) },
-      { path: '/auth/forgot-password', element: anonymous(<S.ForgotPasswordScreen />) },
-      { path: '/auth/change-password', element: signedIn(<S.ChangePasswordScreen />) },
+      { path: '/auth/login', element: anonymous(<LoginPage />) },
+      { path: '/auth/signup', element: anonymous(<SignupPage />) },
+      { path: '/auth/resend-verification', element: anonymous(<ResendVerificationPage />) },
+      { path: '/auth/verify-email/:key', element: anonymous(<VerifyEmailPage />) },
+      { path: '/auth/verify-email', element: anonymous(<VerifyEmailPage />) },
+      { path: '/auth/forgot-password', element: anonymous(<ForgotPasswordPage />) },
+      { path: '/auth/reset-password/:key', element: anonymous(<ResetPasswordPage />) },
+      { path: '/auth/change-password', element: signedIn(<ChangePasswordPage />) },
+      { path: '/login', element: <LoginAlias /> },
+      { path: '/profile', element: signedIn(<ProfilePage />) },
       { path: '/chat', element: signedIn(<S.ChatScreen />) },
       { path: '/guest-tour', element: <S.GuestTourScreen /> },
       { path: '/demo-tour', element: signedIn(<S.DemoTourScreen />) },

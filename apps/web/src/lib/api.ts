@@ -2,6 +2,9 @@
 // contract schemas, so a server that drifts from the contract fails loudly here.
 import { ZApiError } from '@daybook/contracts';
 import type { z } from 'zod';
+import { getCsrfToken } from './csrf.ts';
+
+export { readCookie } from './csrf.ts';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
@@ -39,11 +42,6 @@ export function statusText(status: number): string {
   return STATUS_TEXT[status] ?? (status >= 500 ? 'Server error' : 'Request failed');
 }
 
-export function readCookie(name: string): string | undefined {
-  const match = document.cookie.split('; ').find((part) => part.startsWith(`${name}=`));
-  return match ? decodeURIComponent(match.slice(name.length + 1)) : undefined;
-}
-
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
@@ -53,7 +51,7 @@ export interface RequestOptions {
 async function send(path: string, { method = 'GET', body, signal }: RequestOptions): Promise<Response> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const csrf = method === 'GET' ? undefined : readCookie('csrftoken');
+  const csrf = method === 'GET' ? undefined : await getCsrfToken();
   if (csrf) headers['X-CSRFToken'] = csrf;
   try {
     return await fetch(path, {

@@ -1,8 +1,8 @@
 // Renders a piece of the app with its real providers, a chosen auth state and a memory router.
 import type { TSiteInfo } from '@daybook/contracts';
 import { render } from '@testing-library/react';
-import type { ReactNode } from 'react';
-import { createMemoryRouter, type RouteObject, RouterProvider } from 'react-router-dom';
+import { type ReactNode, StrictMode } from 'react';
+import { createMemoryRouter, type InitialEntry, type RouteObject, RouterProvider } from 'react-router-dom';
 import { AuthProvider, type AuthState } from '../features/auth/auth-context.tsx';
 import { SiteProvider, type SiteState } from '../lib/site.tsx';
 
@@ -29,18 +29,29 @@ export function renderRoutes(
   {
     path = '/',
     auth = anonymous,
+    loadSession,
     site = { status: 'ready', site: SITE },
-  }: { path?: string; auth?: AuthState | Promise<AuthState>; site?: SiteState } = {},
+    strict = false,
+  }: {
+    path?: InitialEntry;
+    auth?: AuthState | Promise<AuthState>;
+    /** Replaces `auth`, e.g. with the real `fetchSession` over a mocked fetch. */
+    loadSession?: () => Promise<AuthState>;
+    site?: SiteState;
+    /** Renders in <StrictMode>, which runs effects twice. */
+    strict?: boolean;
+  } = {},
 ) {
   const router = createMemoryRouter(routes, { initialEntries: [path] });
-  const loadSession = () => Promise.resolve(auth);
-  const utils = render(
+  const load = loadSession ?? (() => Promise.resolve(auth));
+  const tree = (
     <SiteProvider initial={site}>
-      <AuthProvider loadSession={loadSession}>
+      <AuthProvider loadSession={load}>
         <RouterProvider router={router} />
       </AuthProvider>
-    </SiteProvider>,
+    </SiteProvider>
   );
+  const utils = render(strict ? <StrictMode>{tree}</StrictMode> : tree);
   return { ...utils, router };
 }
 

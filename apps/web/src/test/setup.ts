@@ -1,5 +1,13 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
-import { afterEach } from 'vitest';
+import { afterEach, vi } from 'vitest';
+import { clearAuthCaches } from '../features/auth/allauth.ts';
+import { clearCookies } from './fetch.ts';
 
-afterEach(() => cleanup());
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+  clearAuthCaches();
+  clearCookies();
+});

@@ -241,7 +241,8 @@ export function createAccountsService(deps: AccountsDeps) {
 
     /** The product's POST /api/auth/signup/: the new account's first session starts at once. */
     async signupProduct(input: { email: string; password1: string; inviteToken: string }, ctx: RequestContext) {
-      const result = await createAccount({ email: input.email, password: input.password1, inviteToken: input.inviteToken }, ctx);
+      const email = cleanEmail(input.email);
+      const result = await createAccount({ email, password: input.password1, inviteToken: input.inviteToken }, ctx);
       if ('existing' in result) {
         // The invite is checked first, so only invite holders can learn that an address is taken.
         throw fieldError('email', 'email_taken', MESSAGES.emailTaken);

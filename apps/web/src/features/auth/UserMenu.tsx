@@ -1,12 +1,18 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { initialsOf, type SessionUser } from './auth-context.tsx';
+import { PauseSwitch, useDailyMessagePause } from './daily-pause.tsx';
+import { signOut } from './sign-out.ts';
 
 export function UserMenu({ user }: { user: SessionUser }) {
   const [open, setOpen] = useState(false);
+  const [signingOut, setSigningOut] = useState(false);
   const menuId = useId();
   const rootRef = useRef<HTMLDivElement>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
+  const pause = useDailyMessagePause();
+  const { paused, loading, load } = pause;
+  const requested = useRef(false);
 
   useEffect(() => {
     if (!open) return;
@@ -19,13 +25,32 @@ export function UserMenu({ user }: { user: SessionUser }) {
         buttonRef.current?.focus();
       }
     };
+    // Tabbing out of the menu closes it.
+    const onFocusOut = (event: FocusEvent) => {
+      const next = event.relatedTarget as Node | null;
+      if (next && !rootRef.current?.contains(next)) setOpen(false);
+    };
+    const root = rootRef.current;
     document.addEventListener('mousedown', onPointer);
     document.addEventListener('keydown', onKey);
+    root?.addEventListener('focusout', onFocusOut);
     return () => {
       document.removeEventListener('mousedown', onPointer);
       document.removeEventListener('keydown', onKey);
+      root?.removeEventListener('focusout', onFocusOut);
     };
   }, [open]);
+
+  // The setting is fetched the first time the menu opens (again on a later open if that failed).
+  useEffect(() => {
+    if (!open) {
+      requested.current = false;
+      return;
+    }
+    if (requested.current || paused !== null || loading) return;
+    requested.current = true;
+    void load();
+  }, [open, paused, loading, load]);
 
   const close = () => setOpen(false);
 
@@ -47,9 +72,12 @@ export function UserMenu({ user }: { user: SessionUser }) {
       </button>
       {open && (
         <div className="user-menu-panel" id={menuId}>
-          <p className="user-menu-email" title={user.email}>
-            {user.email}
-          </p>
+          <Link to="/profile" className="user-menu-account" onClick={close}>
+            <span className="user-menu-email" title={user.email}>
+              {user.email}
+            </span>
+            <span className="user-menu-sub">Your account</span>
+          </Link>
           <ul className="user-menu-list">
             <li>
               <Link to="/memories" onClick={close}>
@@ -66,6 +94,27 @@ export function UserMenu({ user }: { user: SessionUser }) {
               <a href="/accounts/3rdparty/">Calendar Connections</a>
             </li>
           </ul>
+          <div className="user-menu-section">
+            <PauseSwitch paused={paused} onToggle={() => void pause.toggle()} className="switch-compact" />
+            {pause.error && (
+              <p className="user-menu-error" role="alert">
+                {pause.error}
+              </p>
+            )}
+          </div>
+          <div className="user-menu-section">
+            <button
+              type="button"
+              className="user-menu-signout"
+              disabled={signingOut}
+              onClick={() => {
+                setSigningOut(true);
+                void signOut();
+              }}
+            >
+              {signingOut ? 'Signing out...' : 'Sign Out'}
+            </button>
+          </div>
         </div>
       )}
     </div>

@@ -1,5 +1,6 @@
 // Who is signed in. The session check runs once at start; accounts screens call refresh().
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { getSession } from './allauth.ts';
 
 export interface SessionUser {
   id: number | string;
@@ -18,19 +19,19 @@ export interface AuthContextValue {
   refresh(): Promise<AuthState>;
 }
 
-export const SESSION_URL = '/_allauth/browser/v1/auth/session';
-
+/** Asks the account API who is signed in (cached 5 s; see allauth.ts). */
 export async function fetchSession(): Promise<AuthState> {
-  try {
-    const response = await fetch(SESSION_URL, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
-    if (response.status !== 200) return { status: 'anonymous', user: null };
-    const body = (await response.json()) as { data?: { user?: SessionUser } };
-    const user = body.data?.user;
-    return user ? { status: 'authenticated', user } : { status: 'anonymous', user: null };
-  } catch {
-    // An unreachable server means nobody can be shown as signed in.
-    return { status: 'anonymous', user: null };
-  }
+  const user = await getSession();
+  if (!user) return { status: 'anonymous', user: null };
+  return {
+    status: 'authenticated',
+    user: {
+      id: user.id,
+      email: user.email ?? user.display ?? '',
+      display: user.display,
+      has_usable_password: user.has_usable_password,
+    },
+  };
 }
 
 const AuthContext = createContext<AuthContextValue | null>(null);

@@ -28,15 +28,6 @@ export const GuestTourScreen = () => (
 export const DemoTourScreen = () => (
   <Placeholder title="Demo Tour" subtitle="Welcome aboard! Here is what Daybook does." />
 );
-export const LoginScreen = () => <Placeholder title="Sign In" subtitle="Welcome back." />;
-export const SignupScreen = () => <Placeholder title="Create Account" subtitle="Daybook is invite-only." />;
-export const ResendVerificationScreen = () => (
-  <Placeholder title="Resend Verification Email" subtitle="We will send you a new link." />
-);
-export const VerifyEmailScreen = () => <Placeholder title="Verify Email" subtitle="Confirming your address." />;
-export const ChangePasswordScreen = () => <Placeholder title="Change Password" subtitle="Choose a new password." />;
-export const ForgotPasswordScreen = () => <Placeholder title="Reset Password" subtitle="We will email you a link." />;
-
 /** Calendar connections are a server-rendered page: leave the single-page app for it. */
 export function CalendarConnectionsRedirect() {
   const { pathname } = useLocation();

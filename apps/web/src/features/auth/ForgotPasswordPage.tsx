@@ -1,0 +1,89 @@
+import { type FormEvent, useEffect, useState } from 'react';
+import { Link, useNavigate } from 'react-router-dom';
+import { ApiError } from '../../lib/api.ts';
+import { AuthCard, StatusCard } from './AuthCard.tsx';
+import { RATE_LIMITED_MESSAGE } from './allauth.ts';
+import { requestPasswordReset, serverFieldErrors } from './api.ts';
+import { Field, FormError, useForm } from './form.tsx';
+import { validateEmailForm } from './validation.ts';
+
+export const RESET_REDIRECT_MS = 3_000;
+export const RESET_SENT = 'Password reset email sent. Please check your inbox.';
+export const RESET_FAILED = 'An error occurred. Please try again.';
+
+export function ForgotPasswordPage() {
+  const navigate = useNavigate();
+  const form = useForm({ email: '' }, validateEmailForm);
+  const [busy, setBusy] = useState(false);
+  const [sent, setSent] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!sent) return;
+    const timer = setTimeout(() => navigate('/login'), RESET_REDIRECT_MS);
+    return () => clearTimeout(timer);
+  }, [sent, navigate]);
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    if (busy || !form.check()) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await requestPasswordReset(form.values.email.trim());
+      setSent(true);
+    } catch (err) {
+      const fields = serverFieldErrors(err, ['email']);
+      form.showServerErrors(fields);
+      if (err instanceof ApiError && err.status === 429) setError(RATE_LIMITED_MESSAGE);
+      else if (!fields.email) setError(RESET_FAILED);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (sent) {
+    return (
+      <StatusCard
+        tone="info"
+        title="Check Your Email"
+        actions={
+          <Link to="/auth/login" className="btn btn-primary btn-block">
+            Back to Sign In
+          </Link>
+        }
+      >
+        <p>{RESET_SENT}</p>
+        <p className="muted">Taking you back to sign in...</p>
+      </StatusCard>
+    );
+  }
+
+  return (
+    <AuthCard
+      title="Reset Password"
+      subtitle="Enter the email address you signed up with and we'll send you a link to choose a new password."
+      footer={
+        <p>
+          Remembered it? <Link to="/auth/login">Sign in</Link>
+        </p>
+      }
+    >
+      {error && <FormError>{error}</FormError>}
+      <form className="auth-form" noValidate onSubmit={onSubmit}>
+        <Field
+          {...form.field('email')}
+          label="Email"
+          type="email"
+          autoComplete="email"
+          inputMode="email"
+          autoCapitalize="none"
+          spellCheck={false}
+        />
+        <button type="submit" className="btn btn-primary btn-lg btn-block" disabled={busy}>
+          {busy ? 'Sending...' : 'Reset Password'}
+        </button>
+      </form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,131 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { routes } from '../../app/routes.tsx';
+import {
+  ALLAUTH,
+  mockFetch,
+  type Reply,
+  reply,
+  SESSION_ANONYMOUS,
+  SESSION_SIGNED_IN,
+  USER_ME,
+} from '../../test/fetch.ts';
+import { renderRoutes } from '../../test/render.tsx';
+import { fetchSession } from './auth-context.tsx';
+
+const SIGNUP = 'POST /api/auth/signup/';
+
+function network(signup: Reply) {
+  let signedIn = false;
+  return mockFetch({
+    [SIGNUP]: () => {
+      signedIn = signup.status === 201;
+      return signup;
+    },
+    [`GET ${ALLAUTH}/auth/session`]: () => (signedIn ? SESSION_SIGNED_IN : SESSION_ANONYMOUS),
+  });
+}
+
+const open = (path = '/auth/signup') => renderRoutes(routes, { path, loadSession: fetchSession });
+
+async function fill(values: { token?: string; email?: string; password?: string; confirm?: string }) {
+  const main = within(screen.getByRole('main'));
+  if (values.token) await userEvent.type(main.getByLabelText('Invite Token'), values.token);
+  if (values.email) await userEvent.type(main.getByLabelText('Email'), values.email);
+  if (values.password) await userEvent.type(main.getByLabelText('Password'), values.password);
+  if (values.confirm) await userEvent.type(main.getByLabelText('Confirm Password'), values.confirm);
+  await userEvent.click(main.getByRole('button', { name: 'Sign Up' }));
+}
+
+describe('Sign up', () => {
+  it('shows every validation message of the spec', async () => {
+    const { calls } = network(reply(201));
+    open();
+    expect(await screen.findByRole('heading', { level: 1, name: 'Create Account' })).toBeInTheDocument();
+    await fill({});
+    const main = within(screen.getByRole('main'));
+    for (const message of [
+      'Invite token is required',
+      'Email is required',
+      'Password is required',
+      'Please confirm your password',
+    ]) {
+      expect(main.getByText(message)).toBeInTheDocument();
+    }
+    expect(main.getByLabelText('Invite Token')).toHaveFocus();
+
+    await fill({ token: 'abc', email: 'not-an-email', password: 'short', confirm: 'different' });
+    expect(main.getByText('Invalid email address')).toBeInTheDocument();
+    expect(main.getByText('Password must be at least 8 characters')).toBeInTheDocument();
+    expect(main.getByText('Passwords do not match')).toBeInTheDocument();
+    expect(main.getByLabelText('Confirm Password')).toHaveAccessibleDescription('Passwords do not match');
+    expect(calls(SIGNUP)).toHaveLength(0);
+  });
+
+  it('prefills the invite token from ?itoken= and links to sign in', async () => {
+    network(reply(201));
+    open('/auth/signup?itoken=abc');
+    expect(await screen.findByLabelText('Invite Token')).toHaveValue('abc');
+    const main = within(screen.getByRole('main'));
+    expect(main.getByRole('link', { name: 'Sign in' })).toHaveAttribute('href', '/auth/login');
+    expect(main.getByLabelText('Password')).toHaveAttribute('autocomplete', 'new-password');
+    expect(main.getByLabelText('Confirm Password')).toHaveAttribute('autocomplete', 'new-password');
+  });
+
+  it("shows the server's field errors beside their fields, and its message", async () => {
+    network(
+      reply(400, {
+        error: 'Please correct the errors below.',
+        code: 'validation_error',
+        field_errors: {
+          email: ['A user is already registered with this email address.'],
+          inviteToken: ['This invite token is invalid or has expired.'],
+        },
+      }),
+    );
+    open('/auth/signup?itoken=old');
+    await screen.findByLabelText('Invite Token');
+    await fill({ email: 'taken@example.com', password: 'long enough 1', confirm: 'long enough 1' });
+    const main = within(screen.getByRole('main'));
+    expect(await main.findByLabelText('Email')).toHaveAccessibleDescription(
+      'A user is already registered with this email address.',
+    );
+    expect(main.getByLabelText('Invite Token')).toHaveAccessibleDescription(
+      'This invite token is invalid or has expired.',
+    );
+    expect(main.getByText('Please correct the errors below.')).toBeInTheDocument();
+    // Editing a field clears its server error.
+    await userEvent.type(main.getByLabelText('Email'), 'x');
+    expect(main.queryByText('A user is already registered with this email address.')).not.toBeInTheDocument();
+  });
+
+  it('falls back to the generic signup message', async () => {
+    network({ status: 502, text: 'Bad gateway' });
+    open('/auth/signup?itoken=abc');
+    await screen.findByLabelText('Invite Token');
+    await fill({ email: 'sam@example.com', password: 'long enough 1', confirm: 'long enough 1' });
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Signup failed. Please check your information and try again.',
+    );
+  });
+
+  it('creates the account, picks up the new session and opens the demo tour', async () => {
+    const { calls } = network(reply(201, { user: { ...USER_ME, email_verified: false }, verification_sent: true }));
+    const { router } = open('/auth/signup?itoken=abc');
+    await screen.findByLabelText('Invite Token');
+    await fill({ email: ' sam@example.com ', password: 'long enough 1', confirm: 'long enough 1' });
+    await waitFor(() => expect(router.state.location.pathname).toBe('/demo-tour'));
+    expect(await screen.findByRole('heading', { name: 'Demo Tour' })).toBeInTheDocument();
+    const [signup] = calls(SIGNUP);
+    expect(signup?.body).toEqual({
+      email: 'sam@example.com',
+      password1: 'long enough 1',
+      password2: 'long enough 1',
+      inviteToken: 'abc',
+    });
+    // No csrftoken cookie yet: the token comes from the account API's /config.
+    expect(signup?.headers.get('X-CSRFToken')).toBe('config-token');
+    expect(calls(`GET ${ALLAUTH}/auth/session`).length).toBeGreaterThanOrEqual(2);
+  });
+});

@@ -1,0 +1,96 @@
+import { type FormEvent, useState } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import { AuthCard } from './AuthCard.tsx';
+import { invalidateSession } from './allauth.ts';
+import { serverFieldErrors, serverMessage, signup } from './api.ts';
+import { useAuth } from './auth-context.tsx';
+import { Field, FormError, useForm } from './form.tsx';
+import { PASSWORD_HINT, type SignupField, validateSignup } from './validation.ts';
+
+export const SIGNUP_FAILED = 'Signup failed. Please check your information and try again.';
+const FIELDS: readonly SignupField[] = ['inviteToken', 'email', 'password1', 'password2'];
+
+export function SignupPage() {
+  const [params] = useSearchParams();
+  const { refresh } = useAuth();
+  const navigate = useNavigate();
+  const form = useForm(
+    { inviteToken: params.get('itoken') ?? '', email: '', password1: '', password2: '' },
+    validateSignup,
+  );
+  const [busy, setBusy] = useState(false);
+  const [created, setCreated] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    if (busy || !form.check()) return;
+    setBusy(true);
+    setError(null);
+    const { inviteToken, email, password1, password2 } = form.values;
+    try {
+      await signup({ inviteToken: inviteToken.trim(), email: email.trim(), password1, password2 });
+    } catch (err) {
+      const fields = serverFieldErrors(err, FIELDS);
+      form.showServerErrors(fields);
+      const message = serverMessage(err);
+      // The general message is left out when it only repeats a field's message.
+      setError(message && Object.values(fields).includes(message) ? null : (message ?? SIGNUP_FAILED));
+      setBusy(false);
+      return;
+    }
+    setCreated(true);
+    // The server signed the new user in: pick up the new session before entering the tour.
+    invalidateSession();
+    await refresh();
+    navigate('/demo-tour');
+  }
+
+  return (
+    <AuthCard
+      title="Create Account"
+      subtitle="Daybook is invite-only. Enter the invite token you received to get started."
+      footer={
+        <p>
+          Already have an account? <Link to="/auth/login">Sign in</Link>
+        </p>
+      }
+    >
+      {error && <FormError>{error}</FormError>}
+      {created && (
+        <div className="banner banner-success auth-alert" role="status">
+          <div className="banner-message">Account created! Taking you to the tour...</div>
+        </div>
+      )}
+      <form className="auth-form" noValidate onSubmit={onSubmit}>
+        <Field
+          {...form.field('inviteToken')}
+          label="Invite Token"
+          autoComplete="off"
+          autoCapitalize="none"
+          spellCheck={false}
+        />
+        <Field
+          {...form.field('email')}
+          label="Email"
+          type="email"
+          autoComplete="email"
+          inputMode="email"
+          autoCapitalize="none"
+          spellCheck={false}
+        />
+        <Field
+          {...form.field('password1')}
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          hint={PASSWORD_HINT}
+        />
+        <Field {...form.field('password2')} label="Confirm Password" type="password" autoComplete="new-password" />
+        <button type="submit" className="btn btn-primary btn-lg btn-block" disabled={busy || created}>
+          {busy || created ? 'Creating account...' : 'Sign Up'}
+        </button>
+      </form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,149 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { routes } from '../../app/routes.tsx';
+import {
+  ALLAUTH,
+  deferred,
+  type Handler,
+  mockFetch,
+  type Reply,
+  reply,
+  SESSION_ANONYMOUS,
+  USER_ME,
+} from '../../test/fetch.ts';
+import { anonymous, renderRoutes, signedIn } from '../../test/render.tsx';
+import { useDailyMessagePause } from './daily-pause.tsx';
+
+const ME = '/api/users/me/';
+
+async function openMenu(patch: Handler = reply(500)) {
+  const network = mockFetch({ [`GET ${ME}`]: reply(200, USER_ME), [`PATCH ${ME}`]: patch });
+  renderRoutes(routes, { path: '/', auth: signedIn });
+  const button = await screen.findByRole('button', { name: 'Account menu for sam@example.com' });
+  await userEvent.click(button);
+  const toggle = screen.getByRole('switch', { name: 'Pause daily messages' });
+  await waitFor(() => expect(toggle).toBeEnabled());
+  return { ...network, button, toggle };
+}
+
+describe('Account menu', () => {
+  it('lists the account pages, the pause toggle and Sign Out', async () => {
+    const { button, toggle, calls } = await openMenu();
+    expect(button).toHaveAttribute('aria-expanded', 'true');
+    expect(screen.getByRole('link', { name: /sam@example\.com/ })).toHaveAttribute('href', '/profile');
+    expect(screen.getByRole('link', { name: 'Memories' })).toHaveAttribute('href', '/memories');
+    expect(screen.getByRole('link', { name: 'History' })).toHaveAttribute('href', '/resources');
+    expect(screen.getByRole('link', { name: 'Calendar Connections' })).toHaveAttribute('href', '/accounts/3rdparty/');
+    expect(toggle).toHaveAttribute('aria-checked', 'false');
+    expect(screen.getByRole('button', { name: 'Sign Out' })).toBeInTheDocument();
+    expect(calls(`GET ${ME}`)).toHaveLength(1);
+
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('switch')).not.toBeInTheDocument();
+    expect(button).toHaveFocus();
+    expect(button).toHaveAttribute('aria-expanded', 'false');
+  });
+
+  it('flips the pause toggle at once and saves it', async () => {
+    const saved = deferred<Reply>();
+    const { toggle, calls } = await openMenu(() => saved.promise);
+    await userEvent.click(toggle);
+    expect(toggle).toHaveAttribute('aria-checked', 'true');
+    expect(calls(`PATCH ${ME}`)[0]?.body).toEqual({ is_daily_message_paused: true });
+    saved.resolve(reply(200, { ...USER_ME, is_daily_message_paused: true }));
+    await waitFor(() => expect(calls(`PATCH ${ME}`)).toHaveLength(1));
+    expect(toggle).toHaveAttribute('aria-checked', 'true');
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('flips it back and says so when saving fails', async () => {
+    const saved = deferred<Reply>();
+    const { toggle } = await openMenu(() => saved.promise);
+    await userEvent.click(toggle);
+    expect(toggle).toHaveAttribute('aria-checked', 'true');
+    saved.resolve(reply(500, { error: 'Internal server error', code: 'internal_error' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Failed to update user settings.');
+    expect(toggle).toHaveAttribute('aria-checked', 'false');
+  });
+
+  it('signs out through the account API, then reloads the app at /', async () => {
+    const assign = vi.fn();
+    vi.stubGlobal('location', { ...window.location, assign });
+    const { calls } = await openMenu();
+    const signOut = mockFetch({ [`DELETE ${ALLAUTH}/auth/session`]: SESSION_ANONYMOUS });
+    await userEvent.click(screen.getByRole('button', { name: 'Sign Out' }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('/'));
+    const [request] = signOut.calls(`DELETE ${ALLAUTH}/auth/session`);
+    expect(request?.headers.get('X-CSRFToken')).toBe('config-token');
+    expect(calls(`GET ${ME}`)).toHaveLength(1);
+  });
+
+  it('still leaves when signing out fails, and logs it', async () => {
+    const assign = vi.fn();
+    vi.stubGlobal('location', { ...window.location, assign });
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    await openMenu();
+    mockFetch({
+      [`DELETE ${ALLAUTH}/auth/session`]: () => {
+        throw new TypeError('Failed to fetch');
+      },
+    });
+    await userEvent.click(screen.getByRole('button', { name: 'Sign Out' }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('/'));
+    expect(log).toHaveBeenCalled();
+    log.mockRestore();
+  });
+});
+
+function PauseHarness() {
+  const pause = useDailyMessagePause();
+  return (
+    <>
+      <button type="button" onClick={() => void pause.toggle()}>
+        Toggle
+      </button>
+      {pause.error && <p role="alert">{pause.error}</p>}
+    </>
+  );
+}
+
+describe('useDailyMessagePause', () => {
+  it('refuses without a signed-in user', async () => {
+    const { calls } = mockFetch();
+    renderRoutes([{ path: '/', element: <PauseHarness /> }], { auth: anonymous });
+    await userEvent.click(await screen.findByRole('button', { name: 'Toggle' }));
+    expect(screen.getByRole('alert')).toHaveTextContent('No user logged in');
+    expect(calls(`PATCH ${ME}`)).toHaveLength(0);
+  });
+});
+
+describe('Profile', () => {
+  it('shows the account, its verification state and the settings', async () => {
+    mockFetch({
+      [`GET ${ME}`]: reply(200, { ...USER_ME, email_verified: false, is_daily_message_paused: true }),
+      'POST /api/auth/verification/resend/': reply(200, { detail: 'Sent.' }),
+    });
+    renderRoutes(routes, { path: '/profile', auth: signedIn });
+    const main = within(screen.getByRole('main'));
+    expect(await main.findByRole('heading', { level: 1, name: 'Your Account' })).toBeInTheDocument();
+    expect(await main.findByText('Not verified')).toBeInTheDocument();
+    expect(main.getByText('sam@example.com')).toBeInTheDocument();
+    expect(main.getByText('Member since')).toBeInTheDocument();
+    expect(main.getByRole('switch', { name: 'Pause daily messages' })).toHaveAttribute('aria-checked', 'true');
+    expect(main.getByRole('link', { name: 'Change password' })).toHaveAttribute('href', '/auth/change-password');
+    expect(main.getByRole('link', { name: /Memories/ })).toHaveAttribute('href', '/memories');
+    expect(main.getByRole('link', { name: /History/ })).toHaveAttribute('href', '/resources');
+
+    expect(main.getByText('Your email address has not been verified yet.')).toBeInTheDocument();
+    await userEvent.click(main.getByRole('button', { name: 'Resend verification email' }));
+    expect(await main.findByText('A new verification email has been sent to sam@example.com.')).toBeInTheDocument();
+  });
+
+  it('is for signed-in users only', async () => {
+    mockFetch();
+    const { router } = renderRoutes(routes, { path: '/profile' });
+    expect(await screen.findByRole('heading', { name: 'Sign In' })).toBeInTheDocument();
+    expect(router.state.location.search).toBe(`?next=${encodeURIComponent('/profile')}`);
+  });
+});

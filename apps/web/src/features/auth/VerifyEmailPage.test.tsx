@@ -1,0 +1,84 @@
+import { act, screen } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { routes } from '../../app/routes.tsx';
+import {
+  ALLAUTH,
+  allauthErrors,
+  deferred,
+  type Handler,
+  mockFetch,
+  type Reply,
+  reply,
+  TEST_USER,
+} from '../../test/fetch.ts';
+import { renderRoutes } from '../../test/render.tsx';
+
+const VERIFY = `${ALLAUTH}/auth/email/verify`;
+const KEY = 'MQ:1u2v3w:abcDEF';
+
+function network(post: Handler) {
+  return mockFetch({
+    [`GET ${VERIFY}`]: reply(200, {
+      status: 200,
+      data: { email: 'sam@example.com', user: TEST_USER },
+      meta: { is_authenticating: false },
+    }),
+    [`POST ${VERIFY}`]: post,
+  });
+}
+
+const open = (key = KEY) => renderRoutes(routes, { path: `/auth/verify-email/${key}`, strict: true });
+
+describe('Verify email', () => {
+  it('verifies once (even in StrictMode), then goes to sign in after 2 s', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const answer = deferred<Reply>();
+    const { calls } = network(() => answer.promise);
+    const { router } = open();
+    expect(await screen.findByRole('heading', { name: 'Verifying your email...' })).toBeInTheDocument();
+    answer.resolve(reply(401, { status: 401, data: { flows: [] }, meta: { is_authenticated: false } }));
+    expect(await screen.findByRole('heading', { name: 'Email Verified!' })).toBeInTheDocument();
+    expect(screen.getByText('Redirecting you to login...')).toBeInTheDocument();
+
+    expect(calls(`GET ${VERIFY}`)[0]?.headers.get('X-Email-Verification-Key')).toBe(KEY);
+    expect(calls(`POST ${VERIFY}`)).toHaveLength(1);
+    expect(calls(`POST ${VERIFY}`)[0]?.body).toEqual({ key: KEY });
+
+    await act(() => vi.advanceTimersByTimeAsync(1_500));
+    expect(router.state.location.pathname).toBe(`/auth/verify-email/${KEY}`);
+    await act(() => vi.advanceTimersByTimeAsync(600));
+    expect(router.state.location.pathname).toBe('/auth/login');
+  });
+
+  it('still verifies when the look-ahead GET fails', async () => {
+    mockFetch({
+      [`GET ${VERIFY}`]: () => {
+        throw new TypeError('Failed to fetch');
+      },
+      [`POST ${VERIFY}`]: reply(401),
+    });
+    open();
+    expect(await screen.findByRole('heading', { name: 'Email Verified!' })).toBeInTheDocument();
+  });
+
+  it('shows Verification Failed for a bad or expired key', async () => {
+    network(allauthErrors({ message: 'Invalid or expired key.', code: 'invalid_or_expired_key', param: 'key' }));
+    open();
+    expect(await screen.findByRole('heading', { name: 'Verification Failed' })).toBeInTheDocument();
+    expect(screen.getByRole('alert')).toHaveTextContent('Email verification failed');
+    expect(screen.getByRole('link', { name: 'Go to Login' })).toHaveAttribute('href', '/auth/login');
+  });
+
+  it('says so when something unexpected happens', async () => {
+    network(reply(500));
+    open();
+    expect(await screen.findByText('An unexpected error occurred during verification.')).toBeInTheDocument();
+  });
+
+  it('calls a link without a key invalid', async () => {
+    const { calls } = mockFetch();
+    renderRoutes(routes, { path: '/auth/verify-email' });
+    expect(await screen.findByText('Invalid verification link')).toBeInTheDocument();
+    expect(calls(`POST ${VERIFY}`)).toHaveLength(0);
+  });
+});

@@ -1,0 +1,27 @@
+// Where to go after signing in. Only same-site paths: an attacker-made ?next= must not lead away.
+
+/** The path itself when it is a plain same-site path ("/x", not "//host", "/\host" or "https:"). */
+export function safePath(value: unknown): string | null {
+  if (typeof value !== 'string' || !value.startsWith('/')) return null;
+  // Browsers drop tabs and newlines in URLs and read "\" as "/", which could turn "/\t/x" into "//x".
+  if (value.startsWith('//') || /[\\\s]/.test(value)) return null;
+  return value;
+}
+
+interface FromState {
+  from?: { pathname?: unknown; search?: unknown; hash?: unknown };
+}
+
+/** `?next=`, else the location the route guard remembered in `state.from`, else "/". */
+export function rememberedPath(search: string, state: unknown): string {
+  const next = safePath(new URLSearchParams(search).get('next'));
+  if (next) return next;
+  const from = (state as FromState | null)?.from;
+  const pathname = safePath(from?.pathname);
+  if (pathname) {
+    const query = typeof from?.search === 'string' ? from.search : '';
+    const hash = typeof from?.hash === 'string' ? from.hash : '';
+    return `${pathname}${query}${hash}`;
+  }
+  return '/';
+}
