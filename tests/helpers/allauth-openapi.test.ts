@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { checkAllauthResponses } from './allauth-openapi.ts';
 
-const login = (status: number, body: unknown) => ({ method: 'POST', url: '/_allauth/browser/v1/auth/login', status, body: JSON.stringify(body) });
+const login = (status: number, body: unknown) => ({
+  method: 'POST',
+  url: '/_allauth/browser/v1/auth/login',
+  status,
+  body: JSON.stringify(body),
+});
 
 describe('checkAllauthResponses', () => {
   it('accepts responses shaped as allauth documents them', () => {
@@ -9,7 +14,10 @@ describe('checkAllauthResponses', () => {
       checkAllauthResponses([
         login(200, {
           status: 200,
-          data: { user: { id: 1, display: 'a@b.co', email: 'a@b.co', has_usable_password: true }, methods: [{ method: 'password', at: 1, email: 'a@b.co' }] },
+          data: {
+            user: { id: 1, display: 'a@b.co', email: 'a@b.co', has_usable_password: true },
+            methods: [{ method: 'password', at: 1, email: 'a@b.co' }],
+          },
           meta: { is_authenticated: true },
         }),
         login(400, { status: 400, errors: [{ message: 'x', code: 'required', param: 'email' }] }),

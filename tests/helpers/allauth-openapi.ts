@@ -12,7 +12,8 @@ const doc = parse(readFileSync(path.resolve(import.meta.dirname, '../fixtures/al
 
 // The document's AuthenticationMethod is a oneOf whose variants overlap ({method:'password', at,
 // reauthenticated:true} matches two of them), so allauth's own responses fail it; anyOf is what it means.
-const methods = (doc.components as unknown as { schemas: Record<string, { oneOf?: unknown; anyOf?: unknown }> }).schemas.AuthenticationMethod;
+const methods = (doc.components as unknown as { schemas: Record<string, { oneOf?: unknown; anyOf?: unknown }> }).schemas
+  .AuthenticationMethod;
 if (methods?.oneOf) {
   methods.anyOf = methods.oneOf;
   delete methods.oneOf;
@@ -50,7 +51,9 @@ function validatorFor(method: string, urlPath: string, status: number): Validate
   const rel = urlPath.replace(/^\/_allauth\/browser\/v1/, '').replace(/\/$/, '');
   // allauth answers 401 (the Authentication response) wherever a signed-in user is required,
   // though the document lists it only on some of those operations.
-  const override = IMPLEMENTATION_RESPONSES[`${method} ${rel} ${status}`] ?? (status === 401 ? '#/components/responses/Authentication' : undefined);
+  const override =
+    IMPLEMENTATION_RESPONSES[`${method} ${rel} ${status}`] ??
+    (status === 401 ? '#/components/responses/Authentication' : undefined);
   const response = op?.responses?.[String(status)] ?? (override ? { $ref: override } : undefined);
   if (!response) return 'undocumented';
   const key = `${opPath} ${method} ${status}`;
@@ -86,7 +89,8 @@ export function checkAllauthResponses(responses: RecordedResponse[]): string[] {
     try {
       body = JSON.parse(r.body);
     } catch {
-      if (!(r.method === 'POST' && urlPath.endsWith('/auth/provider/redirect'))) problems.push(`${where}: body is not JSON`);
+      if (!(r.method === 'POST' && urlPath.endsWith('/auth/provider/redirect')))
+        problems.push(`${where}: body is not JSON`);
       continue;
     }
     if (body.status !== r.status) problems.push(`${where}: body status ${body.status} differs from the HTTP status`);

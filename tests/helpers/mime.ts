@@ -18,7 +18,9 @@ function decodeQuotedPrintable(body: string): string {
 
 function decodeWords(value: string): string {
   return value.replace(/=\?([^?]+)\?([QB])\?([^?]*)\?=/gi, (_m, _charset, enc: string, data: string) =>
-    enc.toUpperCase() === 'B' ? Buffer.from(data, 'base64').toString('utf8') : decodeQuotedPrintable(data.replace(/_/g, ' ')),
+    enc.toUpperCase() === 'B'
+      ? Buffer.from(data, 'base64').toString('utf8')
+      : decodeQuotedPrintable(data.replace(/_/g, ' ')),
   );
 }
 
@@ -43,7 +45,12 @@ function decodeBody(headers: Record<string, string>, body: string): string {
 
 export function parseMime(raw: string): { from: string; subject: string; text: string; html: string } {
   const { headers, body } = splitHeaders(raw);
-  const out = { from: decodeWords(headers.from ?? ''), subject: decodeWords(headers.subject ?? ''), text: '', html: '' };
+  const out = {
+    from: decodeWords(headers.from ?? ''),
+    subject: decodeWords(headers.subject ?? ''),
+    text: '',
+    html: '',
+  };
   const collect = (h: Record<string, string>, b: string) => {
     const type = (h['content-type'] ?? 'text/plain').toLowerCase();
     const boundary = /boundary="?([^";]+)"?/i.exec(h['content-type'] ?? '')?.[1];

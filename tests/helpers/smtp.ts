@@ -47,7 +47,10 @@ export async function startSmtp(): Promise<TestSmtp> {
       for (;;) {
         const found = messages.slice(after).find((m) => m.to === to && (!subject || subject.test(m.subject)));
         if (found) return found;
-        if (Date.now() > until) throw new Error(`no mail to ${to}${subject ? ` matching ${subject}` : ''}; got: ${messages.map((m) => `${m.to}: ${m.subject}`).join('; ')}`);
+        if (Date.now() > until)
+          throw new Error(
+            `no mail to ${to}${subject ? ` matching ${subject}` : ''}; got: ${messages.map((m) => `${m.to}: ${m.subject}`).join('; ')}`,
+          );
         await new Promise((r) => setTimeout(r, 25));
       }
     },

@@ -38,7 +38,12 @@ declare module 'fastify' {
 class OneLineRequestLog extends LogController {
   override incomingRequest() {}
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
-    const line = { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+    const line = {
+      method: request.method,
+      url: request.url,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime),
+    };
     if (error) request.log.error({ ...line, err: error }, 'request failed');
     else request.log.info(line, `${line.method} ${line.url} ${line.status} ${line.ms}ms`);
   }
@@ -83,19 +88,25 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const clock = deps.clock ?? systemClock;
   const prisma = app.db.prisma;
   const secret = await loadSecretKey(config.secretKey, config.db.dataDir);
-  if (secret.generated) app.log.warn(`SECRET_KEY is not set: generated one in ${path.join(config.db.dataDir, 'secret_key')}`);
+  if (secret.generated)
+    app.log.warn(`SECRET_KEY is not set: generated one in ${path.join(config.db.dataDir, 'secret_key')}`);
   const mailer =
     deps.mailer ??
-    createMailer({ ...config.mail, outboxDir: path.join(config.db.dataDir, 'mail'), log: app.log.child({ module: 'mail' }) });
+    createMailer({
+      ...config.mail,
+      outboxDir: path.join(config.db.dataDir, 'mail'),
+      log: app.log.child({ module: 'mail' }),
+    });
   if (!deps.mailer) app.addHook('onClose', async () => mailer.close());
   const accountsRepo = createAccountsRepo(prisma);
+  const limiter = createRateLimiter({ repo: accountsRepo, clock });
   const sessions = createSessionsService({ repo: accountsRepo, clock });
   const invites = createInvitesService({ repo: createInvitesRepo(prisma), clock, publicUrl: config.publicUrl });
   const accounts = createAccountsService({
     repo: accountsRepo,
     invites,
     mailer,
-    limiter: createRateLimiter({ repo: accountsRepo, clock }),
+    limiter,
     signer: createSigner(secret.key),
     clock,
     publicUrl: config.publicUrl,
@@ -104,9 +115,20 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   app.decorate('accounts', accounts);
   app.decorate('invites', invites);
 
+  // Expired sessions and old rate-limit rows are of no use; sweep them hourly.
+  const sweep = setInterval(() => {
+    Promise.all([sessions.prune(), limiter.prune()]).catch((err) => app.log.warn({ err }, 'cleanup failed'));
+  }, 3600_000);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
+
   const secureCookies = config.publicUrl.startsWith('https://');
   await app.register(sessionPlugin, { sessions, secureCookies });
-  await app.register(csrfPlugin, { publicUrl: config.publicUrl, trustedOrigins: config.csrfTrustedOrigins, secureCookies });
+  await app.register(csrfPlugin, {
+    publicUrl: config.publicUrl,
+    trustedOrigins: config.csrfTrustedOrigins,
+    secureCookies,
+  });
 
   await app.register(healthRoutes);
   await app.register(siteRoutes, { config });

@@ -66,11 +66,19 @@ const EnvSchema = z.object({
   MIGRATIONS_DIR: z.string().min(1).default(path.join(REPO_ROOT, 'prisma/migrations')),
   TRUST_PROXY: z.stringbool().default(false),
   SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
   MAIL_FROM: z.string().min(3).default('Daybook <daybook@localhost>'),
   CSRF_TRUSTED_ORIGINS: z
     .string()
-    .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(url))
     .default([]),
   CREATOR_NAME: z.string().trim().min(1).max(80).default('Daybook Maintainers'),

@@ -58,11 +58,14 @@ describe('server.ts', () => {
   it('starts on the embedded database with no other service, then closes cleanly on SIGTERM', async () => {
     const port = await freePort();
     const dataDir = await mkdtemp(path.join(tmpdir(), 'daybook-data-'));
-    const run = start({ PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1' });
+    const run = start({ PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_FORMAT: 'json' });
     try {
       await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200);
       expect(run.output()).toContain(`database: embedded PGlite in ${dataDir}`);
       expect(run.output()).toContain('applied 1 migration(s)');
+      expect(run.output()).toMatch(
+        /No accounts yet\. Create the first one with this invite link \(one use, valid 7 days\): http:\/\/localhost:\d+\/auth\/signup\?itoken=/,
+      );
       run.child.kill('SIGTERM');
       expect(await run.exited).toBe(0);
       expect(run.output()).toContain('SIGTERM received, closing');

@@ -44,6 +44,13 @@ async function main() {
   try {
     await app.listen({ host: config.host, port: config.port });
     app.log.info(`Daybook is ready at ${config.publicUrl}`);
+    // A new installation has no users and no way in: hand the operator the first invite.
+    const first = await app.accounts.bootstrapInvite();
+    if (first) {
+      app.log.warn(
+        `No accounts yet. Create the first one with this invite link (one use, valid 7 days): ${first.signup_url}`,
+      );
+    }
   } catch (err) {
     app.log.error({ err }, 'could not listen');
     await app.close();

@@ -1,6 +1,6 @@
 // One database handle for the app: PostgreSQL when a URL is given, otherwise an embedded PGlite
 // stored in a data directory (or in memory). Both get the same migrations and the same Prisma client.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -82,11 +82,36 @@ async function postgresDriver(url: string): Promise<Driver> {
   };
 }
 
+export class DatabaseInUseError extends Error {}
+
+/** PGlite is one process's database: a second process opening the same folder would corrupt it. */
+async function lockDataDir(dir: string): Promise<() => Promise<void>> {
+  const lockFile = path.join(dir, 'daybook.lock');
+  const holder = Number.parseInt(await readFile(lockFile, 'utf8').catch(() => ''), 10);
+  if (holder && holder !== process.pid) {
+    let alive = true;
+    try {
+      process.kill(holder, 0);
+    } catch (err) {
+      alive = (err as NodeJS.ErrnoException).code === 'EPERM';
+    }
+    if (alive) {
+      throw new DatabaseInUseError(
+        `The embedded database in ${dir} is in use by another Daybook process (pid ${holder}). Stop it first, or set DATABASE_URL to use PostgreSQL.`,
+      );
+    }
+  }
+  await writeFile(lockFile, String(process.pid));
+  return () => rm(lockFile, { force: true });
+}
+
 async function pgliteDriver(dataDir: string | null): Promise<Driver> {
   let pglite: PGlite;
+  let unlock = async () => {};
   if (dataDir) {
     const dir = path.resolve(dataDir, 'pglite');
     await mkdir(dir, { recursive: true });
+    unlock = await lockDataDir(dir);
     pglite = await PGlite.create(dir);
   } else {
     pglite = await PGlite.create();
@@ -99,6 +124,7 @@ async function pgliteDriver(dataDir: string | null): Promise<Driver> {
     async close() {
       await prisma.$disconnect();
       await pglite.close();
+      await unlock();
     },
   };
 }

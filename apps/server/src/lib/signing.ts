@@ -7,7 +7,12 @@ import path from 'node:path';
 export interface Signer {
   sign(purpose: string, parts: Array<string | number>, bound?: Array<string | number | null>): string;
   /** The payload parts when the signature is valid, else null. */
-  unsign(purpose: string, key: string, partCount: number, bound?: (parts: string[]) => Promise<Array<string | number | null> | null>): Promise<string[] | null>;
+  unsign(
+    purpose: string,
+    key: string,
+    partCount: number,
+    bound?: (parts: string[]) => Promise<Array<string | number | null> | null>,
+  ): Promise<string[] | null>;
 }
 
 export function createSigner(secret: string): Signer {
@@ -36,7 +41,10 @@ export function createSigner(secret: string): Signer {
 }
 
 /** SECRET_KEY, or a random key generated once and kept in the data directory. */
-export async function loadSecretKey(configured: string | undefined, dataDir: string): Promise<{ key: string; generated: boolean }> {
+export async function loadSecretKey(
+  configured: string | undefined,
+  dataDir: string,
+): Promise<{ key: string; generated: boolean }> {
   if (configured) return { key: configured, generated: false };
   const file = path.join(dataDir, 'secret_key');
   try {

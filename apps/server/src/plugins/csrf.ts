@@ -30,7 +30,8 @@ export class CsrfError extends AppError {
 }
 
 export const newCsrfSecret = () => Array.from({ length: SECRET_LENGTH }, () => CHARS[randomInt(CHARS.length)]).join('');
-const isSecret = (v: unknown): boolean => typeof v === 'string' && v.length === SECRET_LENGTH && [...v].every((c) => CHARS.includes(c));
+const isSecret = (v: unknown): boolean =>
+  typeof v === 'string' && v.length === SECRET_LENGTH && [...v].every((c) => CHARS.includes(c));
 
 /** Django sends either the secret or a 64-character masked form of it. */
 function unmask(token: string): string | null {
@@ -55,7 +56,13 @@ export interface CsrfOptions {
 }
 
 export function setCsrfCookie(reply: FastifyReply, secret: string) {
-  reply.setCookie(CSRF_COOKIE, secret, { path: '/', sameSite: 'lax', secure: reply.server.csrfOptions.secureCookies, maxAge: 31_449_600, httpOnly: false });
+  reply.setCookie(CSRF_COOKIE, secret, {
+    path: '/',
+    sameSite: 'lax',
+    secure: reply.server.csrfOptions.secureCookies,
+    maxAge: 31_449_600,
+    httpOnly: false,
+  });
 }
 
 /** Login rotates the token, as Django does. */
@@ -69,7 +76,8 @@ export function checkCsrf(request: FastifyRequest, allowedOrigins: Set<string>) 
   const origin = request.headers.origin;
   if (origin && origin !== 'null') {
     const host = `${request.protocol}://${request.host}`;
-    if (!allowedOrigins.has(origin) && origin !== host) throw new CsrfError(`CSRF Failed: Origin checking failed - ${origin} does not match any trusted origins.`);
+    if (!allowedOrigins.has(origin) && origin !== host)
+      throw new CsrfError(`CSRF Failed: Origin checking failed - ${origin} does not match any trusted origins.`);
   } else if (origin === 'null') {
     throw new CsrfError('CSRF Failed: Origin checking failed - null does not match any trusted origins.');
   }
@@ -93,7 +101,8 @@ export default fp<CsrfOptions>(
       const cookie = request.cookies[CSRF_COOKIE];
       request.csrfSecret = typeof cookie === 'string' && isSecret(cookie) ? cookie : newCsrfSecret();
       // allauth refreshes the cookie on every browser API response; the product API sets it when missing.
-      if (request.url.startsWith('/_allauth/') || request.csrfSecret !== cookie) setCsrfCookie(reply, request.csrfSecret);
+      if (request.url.startsWith('/_allauth/') || request.csrfSecret !== cookie)
+        setCsrfCookie(reply, request.csrfSecret);
     });
 
     // After body parsing, so the provider form's csrfmiddlewaretoken field can be read.

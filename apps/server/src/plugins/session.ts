@@ -3,7 +3,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { UserRow } from '../modules/accounts/accounts.repo.ts';
-import { type LoadedSession, SESSION_TTL_SEC, type SessionData, type SessionsService } from '../modules/accounts/sessions.service.ts';
+import {
+  type LoadedSession,
+  SESSION_TTL_SEC,
+  type SessionData,
+  type SessionsService,
+} from '../modules/accounts/sessions.service.ts';
 
 export const SESSION_COOKIE = 'sessionid';
 const SESSION_PATHS = ['/api/', '/_allauth/', '/ws/', '/accounts/'];
@@ -35,7 +40,12 @@ function setCookie(reply: FastifyReply, key: string) {
 }
 
 /** Starts a fresh session (new key) for `userId`, replacing the current one. */
-export async function startSession(request: FastifyRequest, reply: FastifyReply, user: UserRow | null, data: SessionData) {
+export async function startSession(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: UserRow | null,
+  data: SessionData,
+) {
   const { key, id } = await request.server.sessionOptions.sessions.start(user?.id ?? null, data, request.session?.id);
   request.session = { id, data, user };
   request.user = user;

@@ -9,8 +9,15 @@ export const randomIp = () => `10.${[0, 0, 0].map(() => Math.floor(Math.random()
 
 export const uniqueEmail = (prefix = 'user') => `${prefix}-${randomBytes(4).toString('hex')}@example.com`;
 
-export async function createInvite(t: TestApp, opts: { maxUses?: number | null; expiresInDays?: number | null; email?: string | null } = {}) {
-  return t.app.invites.create({ maxUses: opts.maxUses === undefined ? 1 : opts.maxUses, expiresInDays: opts.expiresInDays ?? null, email: opts.email ?? null });
+export async function createInvite(
+  t: TestApp,
+  opts: { maxUses?: number | null; expiresInDays?: number | null; email?: string | null } = {},
+) {
+  return t.app.invites.create({
+    maxUses: opts.maxUses === undefined ? 1 : opts.maxUses,
+    expiresInDays: opts.expiresInDays ?? null,
+    email: opts.email ?? null,
+  });
 }
 
 /** The key in the newest verification link mailed to `email`. */
@@ -25,7 +32,12 @@ export async function verificationKey(t: TestApp, email: string, after = 0): Pro
 export async function signUp(t: TestApp, email = uniqueEmail(), password = PASSWORD, ip = randomIp()) {
   const { token } = await createInvite(t);
   const browser = new Browser(t.app, { ip });
-  const res = await browser.post('/api/auth/signup/', { email, password1: password, password2: password, inviteToken: token });
+  const res = await browser.post('/api/auth/signup/', {
+    email,
+    password1: password,
+    password2: password,
+    inviteToken: token,
+  });
   if (res.statusCode !== 201) throw new Error(`signup failed: ${res.statusCode} ${res.body}`);
   return { browser, email, password };
 }

@@ -34,7 +34,12 @@ export async function createTestApp(env: Record<string, string> = {}, deps: { cl
   const allauthResponses: RecordedResponse[] = [];
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.url.startsWith('/_allauth/')) {
-      allauthResponses.push({ method: request.method, url: request.url, status: reply.statusCode, body: String(payload ?? '') });
+      allauthResponses.push({
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        body: String(payload ?? ''),
+      });
     }
     return payload;
   });
@@ -49,7 +54,8 @@ export async function createTestApp(env: Record<string, string> = {}, deps: { cl
       await database.dispose();
       await smtp.close();
       const problems = checkAllauthResponses(allauthResponses);
-      if (problems.length) throw new Error(`Account API responses that do not match allauth's OpenAPI document:\n${problems.join('\n')}`);
+      if (problems.length)
+        throw new Error(`Account API responses that do not match allauth's OpenAPI document:\n${problems.join('\n')}`);
     },
   };
 }
@@ -65,7 +71,12 @@ export class Browser {
     private readonly opts: { ip?: string; origin?: string } = {},
   ) {}
 
-  async request(method: InjectOptions['method'], url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  async request(
+    method: InjectOptions['method'],
+    url: string,
+    payload?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<LightMyRequestResponse> {
     if (!this.cookies.has('csrftoken') && method !== 'GET') await this.request('GET', '/_allauth/browser/v1/config');
     const unsafe = !['GET', 'HEAD', 'OPTIONS'].includes(String(method));
     const res = await this.app.inject({
@@ -75,7 +86,9 @@ export class Browser {
       remoteAddress: this.opts.ip ?? '127.0.0.1',
       headers: {
         cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-        ...(unsafe ? { 'x-csrftoken': this.cookies.get('csrftoken') ?? '', origin: this.opts.origin ?? 'http://daybook.test' } : {}),
+        ...(unsafe
+          ? { 'x-csrftoken': this.cookies.get('csrftoken') ?? '', origin: this.opts.origin ?? 'http://daybook.test' }
+          : {}),
         ...headers,
       },
     });
@@ -88,7 +101,8 @@ export class Browser {
   }
 
   get = (url: string, headers?: Record<string, string>) => this.request('GET', url, undefined, headers);
-  post = (url: string, payload?: unknown, headers?: Record<string, string>) => this.request('POST', url, payload ?? {}, headers);
+  post = (url: string, payload?: unknown, headers?: Record<string, string>) =>
+    this.request('POST', url, payload ?? {}, headers);
   put = (url: string, payload?: unknown) => this.request('PUT', url, payload ?? {});
   patch = (url: string, payload?: unknown) => this.request('PATCH', url, payload ?? {});
   delete = (url: string, payload?: unknown) => this.request('DELETE', url, payload);

@@ -17,9 +17,14 @@ export class AccountError extends Error {
   }
 }
 
-export const fieldError = (param: string, code: string, message: string) => new AccountError(400, [{ code, message, param }]);
+export const fieldError = (param: string, code: string, message: string) =>
+  new AccountError(400, [{ code, message, param }]);
 export const formError = (code: string, message: string) => new AccountError(400, [{ code, message }]);
-export const required = (param: string): AccountErrorItem => ({ code: 'required', message: 'This field is required.', param });
+export const required = (param: string): AccountErrorItem => ({
+  code: 'required',
+  message: 'This field is required.',
+  param,
+});
 
 export const MESSAGES = {
   emailPasswordMismatch: 'The email address and/or password you specified are not correct.',

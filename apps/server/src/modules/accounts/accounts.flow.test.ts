@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signedInUser, signUp, uniqueEmail, verificationKey, PASSWORD } from '../../test/factories.ts';
+import { PASSWORD, signedInUser, signUp, uniqueEmail, verificationKey } from '../../test/factories.ts';
 import { Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
 
 let t: TestApp;
@@ -30,7 +30,11 @@ describe('the whole account journey', () => {
 
     const check = await other.get('/_allauth/browser/v1/auth/email/verify', { 'x-email-verification-key': key });
     expect(check.statusCode).toBe(200);
-    expect(check.json()).toMatchObject({ status: 200, data: { email, user: { email } }, meta: { is_authenticating: true } });
+    expect(check.json()).toMatchObject({
+      status: 200,
+      data: { email, user: { email } },
+      meta: { is_authenticating: true },
+    });
 
     const confirm = await other.post('/_allauth/browser/v1/auth/email/verify', { key });
     expect(confirm.statusCode).toBe(401);
@@ -60,6 +64,8 @@ describe('the whole account journey', () => {
     expect((await browser.get('/_allauth/browser/v1/auth/session')).statusCode).toBe(200);
     const fresh = new Browser(t.app);
     expect((await fresh.post('/_allauth/browser/v1/auth/login', { email, password: PASSWORD })).statusCode).toBe(400);
-    expect((await fresh.post('/_allauth/browser/v1/auth/login', { email, password: 'a brand new secret' })).statusCode).toBe(200);
+    expect(
+      (await fresh.post('/_allauth/browser/v1/auth/login', { email, password: 'a brand new secret' })).statusCode,
+    ).toBe(200);
   });
 });

@@ -33,7 +33,12 @@ export function createAccountsRepo(prisma: PrismaClient) {
     },
     updateUser(
       id: number,
-      data: Partial<Pick<UserRow, 'passwordHash' | 'passwordChangedAt' | 'lastLoginAt' | 'isDailyMessagePaused' | 'isAdmin' | 'email'>>,
+      data: Partial<
+        Pick<
+          UserRow,
+          'passwordHash' | 'passwordChangedAt' | 'lastLoginAt' | 'isDailyMessagePaused' | 'isAdmin' | 'email'
+        >
+      >,
       tx: Tx = prisma,
     ) {
       return tx.user.update({ where: { id }, data });
@@ -61,15 +66,19 @@ export function createAccountsRepo(prisma: PrismaClient) {
     findSession: (id: string, tx: Tx = prisma) => tx.session.findUnique({ where: { id } }),
     createSession: (data: { id: string; userId: number | null; data: object; expiresAt: Date }, tx: Tx = prisma) =>
       tx.session.create({ data }),
-    updateSession: (id: string, data: { userId?: number | null; data?: object; expiresAt?: Date; lastSeenAt?: Date }, tx: Tx = prisma) =>
-      tx.session.update({ where: { id }, data }),
+    updateSession: (
+      id: string,
+      data: { userId?: number | null; data?: object; expiresAt?: Date; lastSeenAt?: Date },
+      tx: Tx = prisma,
+    ) => tx.session.update({ where: { id }, data }),
     deleteSession: (id: string, tx: Tx = prisma) => tx.session.deleteMany({ where: { id } }),
     deleteUserSessions: (userId: number, exceptId?: string, tx: Tx = prisma) =>
       tx.session.deleteMany({ where: { userId, ...(exceptId ? { NOT: { id: exceptId } } : {}) } }),
     deleteExpiredSessions: (now: Date, tx: Tx = prisma) => tx.session.deleteMany({ where: { expiresAt: { lt: now } } }),
 
     // ---- rate limits ----
-    countHits: (key: string, since: Date, tx: Tx = prisma) => tx.rateLimitHit.count({ where: { key, at: { gt: since } } }),
+    countHits: (key: string, since: Date, tx: Tx = prisma) =>
+      tx.rateLimitHit.count({ where: { key, at: { gt: since } } }),
     addHit: (key: string, at: Date, tx: Tx = prisma) => tx.rateLimitHit.create({ data: { key, at } }),
     clearHits: (key: string, tx: Tx = prisma) => tx.rateLimitHit.deleteMany({ where: { key } }),
     deleteHitsBefore: (before: Date, tx: Tx = prisma) => tx.rateLimitHit.deleteMany({ where: { at: { lt: before } } }),

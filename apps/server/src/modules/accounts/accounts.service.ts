@@ -51,7 +51,11 @@ function cleanPassword(value: unknown, param: string): string {
 
 function validateNewPassword(password: string, param: string, email?: string) {
   const problems = passwordProblems(password, email);
-  if (problems.length) throw new AccountError(400, problems.map((p) => ({ ...p, param })));
+  if (problems.length)
+    throw new AccountError(
+      400,
+      problems.map((p) => ({ ...p, param })),
+    );
 }
 
 export function createAccountsService(deps: AccountsDeps) {
@@ -83,7 +87,8 @@ export function createAccountsService(deps: AccountsDeps) {
     if (!parts || !row || row.verified || nowSec() - issued > KEY_TTL_SEC) {
       throw fieldError('key', 'invalid_or_expired_key', MESSAGES.invalidOrExpiredKey);
     }
-    if (await repo.isVerifiedElsewhere(row.email, row.userId)) throw fieldError('key', 'email_taken', MESSAGES.emailTaken);
+    if (await repo.isVerifiedElsewhere(row.email, row.userId))
+      throw fieldError('key', 'email_taken', MESSAGES.emailTaken);
     const user = await repo.findUserById(row.userId);
     if (!user) throw fieldError('key', 'invalid_or_expired_key', MESSAGES.invalidOrExpiredKey);
     return { address: row, user };
@@ -107,7 +112,8 @@ export function createAccountsService(deps: AccountsDeps) {
       return user ? resetFacts(user) : null;
     });
     const found = user as UserRow | null;
-    if (!parts || !found || !found.isActive || nowSec() - Number.parseInt(parts[1] ?? '', 36) > KEY_TTL_SEC) throw invalid;
+    if (!parts || !found || !found.isActive || nowSec() - Number.parseInt(parts[1] ?? '', 36) > KEY_TTL_SEC)
+      throw invalid;
     return found;
   }
 
@@ -222,11 +228,15 @@ export function createAccountsService(deps: AccountsDeps) {
         }
       }
       const inviteToken = body.inviteToken ?? body.invite_token;
-      const inviteParam = body.inviteToken === undefined && body.invite_token !== undefined ? 'invite_token' : 'inviteToken';
+      const inviteParam =
+        body.inviteToken === undefined && body.invite_token !== undefined ? 'invite_token' : 'inviteToken';
       if (typeof inviteToken !== 'string' || !inviteToken.trim()) errors.push(required(inviteParam));
       if (errors.length) throw new AccountError(400, errors);
       try {
-        const result = await createAccount({ email, password: password as string, inviteToken: inviteToken as string }, ctx);
+        const result = await createAccount(
+          { email, password: password as string, inviteToken: inviteToken as string },
+          ctx,
+        );
         if ('existing' in result) {
           // Same answer as a fresh signup, so the response does not reveal the account.
           await send(mails.accountAlreadyExists(email, `${publicUrl}/auth/login`, `${publicUrl}/auth/forgot-password`));
@@ -285,7 +295,10 @@ export function createAccountsService(deps: AccountsDeps) {
 
     checkResetKey: (key: unknown) => resolveResetKey(key),
 
-    async resetPassword(body: { key?: unknown; password?: unknown; password1?: unknown; password2?: unknown }, ctx: RequestContext) {
+    async resetPassword(
+      body: { key?: unknown; password?: unknown; password1?: unknown; password2?: unknown },
+      ctx: RequestContext,
+    ) {
       if (!(await limiter.consume(LIMITS.resetPasswordFromKey(ctx.ip)))) throw new AccountError(429);
       const user = await resolveResetKey(body.key);
       const param = body.password === undefined && body.password1 !== undefined ? 'password1' : 'password';
@@ -304,7 +317,8 @@ export function createAccountsService(deps: AccountsDeps) {
     async changePassword(user: UserRow, body: Record<string, unknown>) {
       if (!(await limiter.consume(LIMITS.changePassword(user.id)))) throw new AccountError(429);
       const current = body.current_password ?? body.oldPassword;
-      const currentParam = body.current_password === undefined && body.oldPassword !== undefined ? 'oldPassword' : 'current_password';
+      const currentParam =
+        body.current_password === undefined && body.oldPassword !== undefined ? 'oldPassword' : 'current_password';
       const next = body.new_password ?? body.password1;
       const nextParam = body.new_password === undefined && body.password1 !== undefined ? 'password1' : 'new_password';
       const errors: AccountErrorItem[] = [];
@@ -318,7 +332,10 @@ export function createAccountsService(deps: AccountsDeps) {
         throw fieldError('password2', 'password_mismatch', MESSAGES.passwordMismatch);
       }
       validateNewPassword(next as string, nextParam, user.email);
-      const updated = await repo.updateUser(user.id, { passwordHash: await hashPassword(next as string), passwordChangedAt: clock.now() });
+      const updated = await repo.updateUser(user.id, {
+        passwordHash: await hashPassword(next as string),
+        passwordChangedAt: clock.now(),
+      });
       await send(mails.passwordChanged(user.email));
       return updated;
     },
@@ -326,7 +343,8 @@ export function createAccountsService(deps: AccountsDeps) {
     async reauthenticate(user: UserRow, password: unknown) {
       if (!(await limiter.consume(LIMITS.reauthenticate(user.id)))) throw new AccountError(429);
       const value = cleanPassword(password, 'password');
-      if (!(await verifyPassword(user.passwordHash, value))) throw fieldError('password', 'incorrect_password', MESSAGES.incorrectPassword);
+      if (!(await verifyPassword(user.passwordHash, value)))
+        throw fieldError('password', 'incorrect_password', MESSAGES.incorrectPassword);
     },
 
     listEmails: (user: UserRow) => presentEmails(user.id),

@@ -19,63 +19,110 @@ async function verifiedAccount() {
 describe('login', () => {
   it('behaviour 12: a wrong password gives email_password_mismatch on param password', async () => {
     const { email } = await verifiedAccount();
-    const res = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: 'wrong password' });
+    const res = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, {
+      email,
+      password: 'wrong password',
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({
       status: 400,
-      errors: [{ param: 'password', code: 'email_password_mismatch', message: 'The email address and/or password you specified are not correct.' }],
+      errors: [
+        {
+          param: 'password',
+          code: 'email_password_mismatch',
+          message: 'The email address and/or password you specified are not correct.',
+        },
+      ],
     });
   });
 
   it('an unknown address gives the same answer as a wrong password', async () => {
-    const res = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email: 'nobody@example.com', password: 'whatever it is' });
+    const res = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, {
+      email: 'nobody@example.com',
+      password: 'whatever it is',
+    });
     expect(res.json().errors[0].code).toBe('email_password_mismatch');
   });
 
   it('logs in case-insensitively on the address', async () => {
     const { email } = await verifiedAccount();
-    const res = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email: email.toUpperCase(), password: PASSWORD });
+    const res = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, {
+      email: email.toUpperCase(),
+      password: PASSWORD,
+    });
     expect(res.statusCode).toBe(200);
   });
 
   it('behaviour 13: after 5 failures per address even the right password is refused, without a param', async () => {
     const { email } = await verifiedAccount();
     for (let i = 0; i < 5; i++) {
-      const res = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: `wrong-${i}-password` });
+      const res = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, {
+        email,
+        password: `wrong-${i}-password`,
+      });
       expect(res.json().errors[0].code).toBe('email_password_mismatch');
     }
-    const blocked = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: PASSWORD });
+    const blocked = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, {
+      email,
+      password: PASSWORD,
+    });
     expect(blocked.statusCode).toBe(400);
-    expect(blocked.json()).toEqual({ status: 400, errors: [{ code: 'too_many_login_attempts', message: 'Too many failed login attempts. Try again later.' }] });
+    expect(blocked.json()).toEqual({
+      status: 400,
+      errors: [{ code: 'too_many_login_attempts', message: 'Too many failed login attempts. Try again later.' }],
+    });
   });
 
   it('behaviour 13: 10 failures a minute from one IP block that IP for every account', async () => {
     const ip = randomIp();
     for (let i = 0; i < 10; i++) {
-      await new Browser(t.app, { ip }).post(`${API}/auth/login`, { email: `someone-${i}@example.com`, password: 'wrong password' });
+      await new Browser(t.app, { ip }).post(`${API}/auth/login`, {
+        email: `someone-${i}@example.com`,
+        password: 'wrong password',
+      });
     }
     const { email } = await verifiedAccount();
     const blocked = await new Browser(t.app, { ip }).post(`${API}/auth/login`, { email, password: PASSWORD });
     expect(blocked.json().errors[0].code).toBe('too_many_login_attempts');
-    expect((await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: PASSWORD })).statusCode).toBe(200);
+    expect(
+      (await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: PASSWORD }))
+        .statusCode,
+    ).toBe(200);
   });
 
   it('behaviour 13: a successful login does not count; a password reset clears the count', async () => {
     const { email } = await verifiedAccount();
-    for (let i = 0; i < 4; i++) await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: 'wrong password' });
+    for (let i = 0; i < 4; i++)
+      await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: 'wrong password' });
     for (let i = 0; i < 3; i++) {
-      expect((await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: PASSWORD })).statusCode).toBe(200);
+      expect(
+        (await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: PASSWORD }))
+          .statusCode,
+      ).toBe(200);
     }
     await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: 'wrong password' });
-    const blocked = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: PASSWORD });
+    const blocked = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, {
+      email,
+      password: PASSWORD,
+    });
     expect(blocked.json().errors[0].code).toBe('too_many_login_attempts');
 
     const before = t.smtp.messages.length;
     await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/password/request`, { email });
     const mail = await t.smtp.waitFor(email, { subject: /Reset your Daybook password/, after: before });
     const key = decodeURIComponent(mail.links[0]?.split('/auth/reset-password/')[1] ?? '');
-    expect((await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/password/reset`, { key, password: 'fresh password 99' })).statusCode).toBe(401);
-    expect((await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: 'fresh password 99' })).statusCode).toBe(200);
+    expect(
+      (
+        await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/password/reset`, {
+          key,
+          password: 'fresh password 99',
+        })
+      ).statusCode,
+    ).toBe(401);
+    expect(
+      (await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: 'fresh password 99' }))
+        .statusCode,
+    ).toBe(200);
   });
 
   it('behaviour 14: 30 logins a minute from one IP, then 429; logging in while signed in gives 409', async () => {

@@ -11,7 +11,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const INVALID = { status: 400, errors: [{ param: 'key', code: 'invalid_password_reset', message: 'The password reset token was invalid.' }] };
+const INVALID = {
+  status: 400,
+  errors: [{ param: 'key', code: 'invalid_password_reset', message: 'The password reset token was invalid.' }],
+};
 
 async function resetKey(email: string) {
   const before = t.smtp.messages.length;
@@ -30,13 +33,21 @@ describe('password reset', () => {
     expect(res.json()).toEqual({ status: 200 });
     await t.smtp.waitFor(email, { subject: /Password reset request/ });
     const invalid = await new Browser(t.app).post(`${API}/auth/password/request`, { email: 'bad' });
-    expect(invalid.json()).toEqual({ status: 400, errors: [{ message: 'Enter a valid email address.', code: 'invalid', param: 'email' }] });
+    expect(invalid.json()).toEqual({
+      status: 400,
+      errors: [{ message: 'Enter a valid email address.', code: 'invalid', param: 'email' }],
+    });
   });
 
   it('behaviour 25: 5 requests a minute per address, then 429', async () => {
     const email = 'flood@example.com';
-    for (let i = 0; i < 5; i++) expect((await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/password/request`, { email })).statusCode).toBe(200);
-    expect((await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/password/request`, { email })).json()).toEqual({ status: 429 });
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/password/request`, { email })).statusCode,
+      ).toBe(200);
+    expect(
+      (await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/password/request`, { email })).json(),
+    ).toEqual({ status: 429 });
   });
 
   it('behaviour 26/27: the emailed key works once; signs every session out; the old password stops working', async () => {
@@ -49,15 +60,32 @@ describe('password reset', () => {
     expect(weak.json().errors[0]).toMatchObject({ param: 'password', code: 'password_too_short' });
 
     const before = t.smtp.messages.length;
-    const done = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/password/reset`, { key, password: 'a new good password' });
+    const done = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/password/reset`, {
+      key,
+      password: 'a new good password',
+    });
     expect(done.statusCode).toBe(401);
     await t.smtp.waitFor(email, { subject: /password was reset/, after: before });
     expect((await browser.get(`${API}/auth/session`)).statusCode).toBe(401);
 
-    expect((await new Browser(t.app).post(`${API}/auth/password/reset`, { key, password: 'yet another password' })).json()).toEqual(INVALID);
-    expect((await new Browser(t.app).get(`${API}/auth/password/reset`, { 'x-password-reset-key': key })).json()).toEqual(INVALID);
-    expect((await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: PASSWORD })).statusCode).toBe(400);
-    expect((await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: 'a new good password' })).statusCode).toBe(200);
+    expect(
+      (await new Browser(t.app).post(`${API}/auth/password/reset`, { key, password: 'yet another password' })).json(),
+    ).toEqual(INVALID);
+    expect(
+      (await new Browser(t.app).get(`${API}/auth/password/reset`, { 'x-password-reset-key': key })).json(),
+    ).toEqual(INVALID);
+    expect(
+      (await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: PASSWORD }))
+        .statusCode,
+    ).toBe(400);
+    expect(
+      (
+        await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, {
+          email,
+          password: 'a new good password',
+        })
+      ).statusCode,
+    ).toBe(200);
   });
 
   it('behaviour 26: keys expire after 3 days and die when the password changes', async () => {
@@ -65,19 +93,33 @@ describe('password reset', () => {
     const key = await resetKey(email);
     offsetMs = 3 * 24 * 3600 * 1000 + 60_000;
     try {
-      expect((await new Browser(t.app).get(`${API}/auth/password/reset`, { 'x-password-reset-key': key })).json()).toEqual(INVALID);
+      expect(
+        (await new Browser(t.app).get(`${API}/auth/password/reset`, { 'x-password-reset-key': key })).json(),
+      ).toEqual(INVALID);
     } finally {
       offsetMs = 0;
     }
-    await browser.post(`${API}/account/password/change`, { current_password: PASSWORD, new_password: 'changed it myself' });
-    expect((await new Browser(t.app).get(`${API}/auth/password/reset`, { 'x-password-reset-key': key })).json()).toEqual(INVALID);
-    expect((await new Browser(t.app).get(`${API}/auth/password/reset`, { 'x-password-reset-key': 'garbage' })).json()).toEqual(INVALID);
+    await browser.post(`${API}/account/password/change`, {
+      current_password: PASSWORD,
+      new_password: 'changed it myself',
+    });
+    expect(
+      (await new Browser(t.app).get(`${API}/auth/password/reset`, { 'x-password-reset-key': key })).json(),
+    ).toEqual(INVALID);
+    expect(
+      (await new Browser(t.app).get(`${API}/auth/password/reset`, { 'x-password-reset-key': 'garbage' })).json(),
+    ).toEqual(INVALID);
   });
 
   it('behaviour 27: 20 key submissions a minute per IP, then 429', async () => {
     const ip = randomIp();
-    for (let i = 0; i < 20; i++) await new Browser(t.app, { ip }).post(`${API}/auth/password/reset`, { key: 'x-y-z', password: 'whatever 123' });
-    expect((await new Browser(t.app, { ip }).post(`${API}/auth/password/reset`, { key: 'x-y-z', password: 'whatever 123' })).json()).toEqual({ status: 429 });
+    for (let i = 0; i < 20; i++)
+      await new Browser(t.app, { ip }).post(`${API}/auth/password/reset`, { key: 'x-y-z', password: 'whatever 123' });
+    expect(
+      (
+        await new Browser(t.app, { ip }).post(`${API}/auth/password/reset`, { key: 'x-y-z', password: 'whatever 123' })
+      ).json(),
+    ).toEqual({ status: 429 });
   });
 
   it('the product call /api/auth/password/reset/ mails the same link and validates the address', async () => {
@@ -87,7 +129,9 @@ describe('password reset', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ detail: 'Password reset email sent. Please check your inbox.' });
     await t.smtp.waitFor(email, { subject: /Reset your Daybook password/, after: before });
-    const unknown = await new Browser(t.app, { ip: randomIp() }).post('/api/auth/password/reset/', { email: 'ghost@example.com' });
+    const unknown = await new Browser(t.app, { ip: randomIp() }).post('/api/auth/password/reset/', {
+      email: 'ghost@example.com',
+    });
     expect(unknown.json()).toEqual(res.json());
     const bad = await new Browser(t.app).post('/api/auth/password/reset/', { email: '' });
     expect(bad.statusCode).toBe(400);

@@ -36,7 +36,11 @@ describe('envelope and protocol', () => {
   it('behaviour 3: a 401 lists flows in allauth order, with no pending flow for a plain visitor', async () => {
     const res = await new Browser(t.app).get(`${API}/auth/session`);
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ status: 401, data: { flows: [{ id: 'login' }, { id: 'signup' }] }, meta: { is_authenticated: false } });
+    expect(res.json()).toEqual({
+      status: 401,
+      data: { flows: [{ id: 'login' }, { id: 'signup' }] },
+      meta: { is_authenticated: false },
+    });
   });
 
   it('behaviour 4: a 200 authentication response carries the user and a password method', async () => {
@@ -54,7 +58,9 @@ describe('envelope and protocol', () => {
 
   it('behaviour 6: invalid JSON gives 400, a wrong method 405, an unknown path 404', async () => {
     const browser = new Browser(t.app);
-    const invalid = await browser.request('POST', `${API}/auth/login`, '{"email":', { 'content-type': 'application/json' });
+    const invalid = await browser.request('POST', `${API}/auth/login`, '{"email":', {
+      'content-type': 'application/json',
+    });
     expect(invalid.statusCode).toBe(400);
     expect(invalid.json()).toMatchObject({ status: 400 });
     const wrongMethod = await browser.request('PATCH', `${API}/auth/login`, {});
@@ -97,7 +103,10 @@ describe('session and CSRF', () => {
       cookies: { csrftoken: cookie?.value ?? '' },
     });
     expect(noHeader.statusCode).toBe(403);
-    expect(noHeader.json()).toEqual({ status: 403, errors: [{ code: 'csrf_failed', message: 'CSRF Failed: CSRF token missing or incorrect.' }] });
+    expect(noHeader.json()).toEqual({
+      status: 403,
+      errors: [{ code: 'csrf_failed', message: 'CSRF Failed: CSRF token missing or incorrect.' }],
+    });
 
     const wrong = await t.app.inject({
       method: 'POST',
@@ -118,11 +127,13 @@ describe('session and CSRF', () => {
     expect(noCookie.json().errors[0].message).toBe('CSRF Failed: CSRF cookie not set.');
   });
 
-  it('behaviour 7: accepts Django\'s 64-character masked token', async () => {
+  it("behaviour 7: accepts Django's 64-character masked token", async () => {
     const secret = 'abcdefghijklmnopqrstuvwxyzABCDEF';
     const chars = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
     const mask = 'Z'.repeat(32);
-    const cipher = [...secret].map((c, i) => chars[(chars.indexOf(c) + chars.indexOf(mask[i] ?? '')) % chars.length]).join('');
+    const cipher = [...secret]
+      .map((c, i) => chars[(chars.indexOf(c) + chars.indexOf(mask[i] ?? '')) % chars.length])
+      .join('');
     const res = await t.app.inject({
       method: 'POST',
       url: `${API}/auth/login`,
@@ -169,7 +180,10 @@ describe('session and CSRF', () => {
   it('behaviour 8: a password change rotates the key and the old one stops working', async () => {
     const { browser, email } = await signedInUser(t);
     const oldKey = browser.cookies.get('sessionid') ?? '';
-    await browser.post(`${API}/account/password/change`, { current_password: PASSWORD, new_password: 'another fine secret' });
+    await browser.post(`${API}/account/password/change`, {
+      current_password: PASSWORD,
+      new_password: 'another fine secret',
+    });
     const stale = await t.app.inject({ method: 'GET', url: `${API}/auth/session`, cookies: { sessionid: oldKey } });
     expect(stale.statusCode).toBe(401);
     expect((await browser.get(`${API}/auth/session`)).json().data.user.email).toBe(email);

@@ -2,8 +2,7 @@
 // envelope, status codes and error codes, as described in shared/reference/allauth/.
 import type { TFlow } from '@daybook/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CsrfError } from '../../plugins/csrf.ts';
-import { rotateCsrf } from '../../plugins/csrf.ts';
+import { CsrfError, rotateCsrf } from '../../plugins/csrf.ts';
 import { endSession, saveSession, startSession } from '../../plugins/session.ts';
 import { AccountError, formError, MESSAGES, required } from './account-error.ts';
 import type { UserRow } from './accounts.repo.ts';
@@ -14,13 +13,30 @@ const NEVER_CACHE = 'max-age=0, no-cache, no-store, must-revalidate, private';
 
 // Every path this API answers, for telling 405 (known path, wrong method) from 404.
 const KNOWN_PATHS = new Set([
-  '/config', '/auth/session', '/auth/login', '/auth/signup', '/auth/email/verify', '/auth/email/verify/resend',
-  '/auth/password/request', '/auth/password/reset', '/auth/reauthenticate', '/auth/provider/redirect',
-  '/auth/provider/token', '/auth/provider/signup', '/account/password/change', '/account/email',
-  '/account/providers', '/account/providers/disconnect', '/socialaccount/providers/connect',
+  '/config',
+  '/auth/session',
+  '/auth/login',
+  '/auth/signup',
+  '/auth/email/verify',
+  '/auth/email/verify/resend',
+  '/auth/password/request',
+  '/auth/password/reset',
+  '/auth/reauthenticate',
+  '/auth/provider/redirect',
+  '/auth/provider/token',
+  '/auth/provider/signup',
+  '/account/password/change',
+  '/account/email',
+  '/account/providers',
+  '/account/providers/disconnect',
+  '/socialaccount/providers/connect',
 ]);
 
-function envelope(reply: FastifyReply, status: number, body: { data?: unknown; meta?: unknown; errors?: unknown[] } = {}) {
+function envelope(
+  reply: FastifyReply,
+  status: number,
+  body: { data?: unknown; meta?: unknown; errors?: unknown[] } = {},
+) {
   const out: Record<string, unknown> = { status };
   if (body.data !== undefined) out.data = body.data;
   if (body.meta !== undefined) out.meta = body.meta;
@@ -55,7 +71,8 @@ export default async function allauthRoutes(app: FastifyInstance, { accounts }: 
       if (error.status === 401) return unauthenticated(reply, request.session?.data);
       return envelope(reply, error.status, { errors: error.errors });
     }
-    if (error instanceof CsrfError) return envelope(reply, 403, { errors: [{ code: 'csrf_failed', message: error.message }] });
+    if (error instanceof CsrfError)
+      return envelope(reply, 403, { errors: [{ code: 'csrf_failed', message: error.message }] });
     if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.name === 'SyntaxError') {
       return envelope(reply, 400, { errors: [{ code: 'invalid', message: 'Invalid JSON.' }] });
     }
@@ -74,7 +91,8 @@ export default async function allauthRoutes(app: FastifyInstance, { accounts }: 
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
 
-  const body = (request: FastifyRequest) => (request.body && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {});
+  const body = (request: FastifyRequest) =>
+    request.body && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
 
   app.get('/config', async (request, reply) =>
     envelope(reply, 200, {
@@ -140,7 +158,8 @@ export default async function allauthRoutes(app: FastifyInstance, { accounts }: 
     await accounts.confirmVerifyKey(body(request).key);
     if (request.user) return authenticated(reply, request.user, request.session?.data.methods ?? []);
     // Verified, but not signed in: "a status code of 401 does not imply failure".
-    if (request.session?.data.pendingVerify) await saveSession(request, reply, { ...request.session.data, pendingVerify: undefined });
+    if (request.session?.data.pendingVerify)
+      await saveSession(request, reply, { ...request.session.data, pendingVerify: undefined });
     return unauthenticated(reply);
   });
 
@@ -169,7 +188,10 @@ export default async function allauthRoutes(app: FastifyInstance, { accounts }: 
   app.post('/auth/reauthenticate', async (request, reply) => {
     const user = requireUser(request);
     await accounts.reauthenticate(user, body(request).password);
-    const methods: AuthMethodRecord[] = [...(request.session?.data.methods ?? []), { method: 'password', at: nowSec(), reauthenticated: true }];
+    const methods: AuthMethodRecord[] = [
+      ...(request.session?.data.methods ?? []),
+      { method: 'password', at: nowSec(), reauthenticated: true },
+    ];
     await saveSession(request, reply, { ...request.session?.data, methods });
     return authenticated(reply, user, methods);
   });
@@ -184,7 +206,9 @@ export default async function allauthRoutes(app: FastifyInstance, { accounts }: 
   });
 
   // ---- email addresses ----
-  app.get('/account/email', async (request, reply) => envelope(reply, 200, { data: await accounts.listEmails(requireUser(request)) }));
+  app.get('/account/email', async (request, reply) =>
+    envelope(reply, 200, { data: await accounts.listEmails(requireUser(request)) }),
+  );
 
   app.post('/account/email', async (request, reply) => {
     if (!request.user) return envelope(reply, 409);
@@ -214,7 +238,8 @@ export default async function allauthRoutes(app: FastifyInstance, { accounts }: 
     requireUser(request);
     const b = body(request);
     const errors = [];
-    if (request.method === 'DELETE' && (typeof b.provider !== 'string' || !b.provider)) errors.push(required('provider'));
+    if (request.method === 'DELETE' && (typeof b.provider !== 'string' || !b.provider))
+      errors.push(required('provider'));
     if (typeof b.account !== 'string' || !b.account) errors.push(required('account'));
     if (errors.length) throw new AccountError(400, errors);
     throw formError('account_not_found', MESSAGES.accountNotFound);

@@ -37,20 +37,34 @@ describe('allauth signup', () => {
       inviteToken: token,
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors).toEqual([{ code: 'password_mismatch', message: "The two password fields didn't match.", param: 'password2' }]);
+    expect(res.json().errors).toEqual([
+      { code: 'password_mismatch', message: "The two password fields didn't match.", param: 'password2' },
+    ]);
   });
 
   it('behaviour 18: an existing address gets the same 401, no new account, and an "account exists" mail', async () => {
     const { email } = await signedInUser(t);
     const { token } = await createInvite(t);
     const before = t.smtp.messages.length;
-    const res = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/signup`, { email, password: 'another password 1', inviteToken: token });
+    const res = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/signup`, {
+      email,
+      password: 'another password 1',
+      inviteToken: token,
+    });
     expect(res.statusCode).toBe(401);
     expect(res.json().data.flows).toContainEqual({ id: 'verify_email', is_pending: true });
     expect(await countUsers(email)).toBe(1);
     await t.smtp.waitFor(email, { subject: /already have a Daybook account/, after: before });
     // The invite was not used up by the refused signup.
-    expect((await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/signup`, { email: uniqueEmail(), password: PASSWORD, inviteToken: token })).statusCode).toBe(401);
+    expect(
+      (
+        await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/signup`, {
+          email: uniqueEmail(),
+          password: PASSWORD,
+          inviteToken: token,
+        })
+      ).statusCode,
+    ).toBe(401);
   });
 
   it('behaviour 20: validates the password (Django validators) and requires every field', async () => {
@@ -62,13 +76,27 @@ describe('allauth signup', () => {
       'password:required',
       'inviteToken:required',
     ]);
-    const weak = await browser.post(`${API}/auth/signup`, { email: uniqueEmail(), password: '1234567', inviteToken: token });
+    const weak = await browser.post(`${API}/auth/signup`, {
+      email: uniqueEmail(),
+      password: '1234567',
+      inviteToken: token,
+    });
     expect(weak.json().errors).toEqual([
-      { code: 'password_too_short', message: 'This password is too short. It must contain at least 8 characters.', param: 'password' },
+      {
+        code: 'password_too_short',
+        message: 'This password is too short. It must contain at least 8 characters.',
+        param: 'password',
+      },
       { code: 'password_entirely_numeric', message: 'This password is entirely numeric.', param: 'password' },
     ]);
-    const common = await browser.post(`${API}/auth/signup`, { email: uniqueEmail(), password: 'Password123', inviteToken: token });
-    expect(common.json().errors).toEqual([{ code: 'password_too_common', message: 'This password is too common.', param: 'password' }]);
+    const common = await browser.post(`${API}/auth/signup`, {
+      email: uniqueEmail(),
+      password: 'Password123',
+      inviteToken: token,
+    });
+    expect(common.json().errors).toEqual([
+      { code: 'password_too_common', message: 'This password is too common.', param: 'password' },
+    ]);
   });
 
   it('behaviour 20: signing up while signed in gives 409; 20 signups a minute per IP, then 429', async () => {
@@ -77,9 +105,21 @@ describe('allauth signup', () => {
     const ip = randomIp();
     const { token } = await createInvite(t, { maxUses: null });
     for (let i = 0; i < 20; i++) {
-      expect((await new Browser(t.app, { ip }).post(`${API}/auth/signup`, { email: uniqueEmail(), password: PASSWORD, inviteToken: token })).statusCode).toBe(401);
+      expect(
+        (
+          await new Browser(t.app, { ip }).post(`${API}/auth/signup`, {
+            email: uniqueEmail(),
+            password: PASSWORD,
+            inviteToken: token,
+          })
+        ).statusCode,
+      ).toBe(401);
     }
-    const limited = await new Browser(t.app, { ip }).post(`${API}/auth/signup`, { email: uniqueEmail(), password: PASSWORD, inviteToken: token });
+    const limited = await new Browser(t.app, { ip }).post(`${API}/auth/signup`, {
+      email: uniqueEmail(),
+      password: PASSWORD,
+      inviteToken: token,
+    });
     expect(limited.statusCode).toBe(429);
     expect(limited.json()).toEqual({ status: 429 });
   });
@@ -87,29 +127,48 @@ describe('allauth signup', () => {
 
 describe('invites at signup', () => {
   const signup = (token: string, email = uniqueEmail()) =>
-    new Browser(t.app, { ip: randomIp() }).post('/api/auth/signup/', { email, password1: PASSWORD, password2: PASSWORD, inviteToken: token });
+    new Browser(t.app, { ip: randomIp() }).post('/api/auth/signup/', {
+      email,
+      password1: PASSWORD,
+      password2: PASSWORD,
+      inviteToken: token,
+    });
 
   it('a one-use invite works once, then reports it was used', async () => {
     const { token, invite } = await createInvite(t);
     expect((await signup(token)).statusCode).toBe(201);
     const again = await signup(token);
     expect(again.statusCode).toBe(400);
-    expect(again.json()).toEqual({ error: 'This invite has already been used.', code: 'validation_error', field_errors: { inviteToken: ['This invite has already been used.'] } });
-    const stored = await t.app.db.prisma.invite.findUniqueOrThrow({ where: { id: invite.id }, include: { usedBy: true } });
+    expect(again.json()).toEqual({
+      error: 'This invite has already been used.',
+      code: 'validation_error',
+      field_errors: { inviteToken: ['This invite has already been used.'] },
+    });
+    const stored = await t.app.db.prisma.invite.findUniqueOrThrow({
+      where: { id: invite.id },
+      include: { usedBy: true },
+    });
     expect(stored.uses).toBe(1);
     expect(stored.usedBy).toHaveLength(1);
   });
 
   it('refuses unknown, revoked, expired and wrong-address invites with a clear message', async () => {
-    expect((await signup('no-such-token')).json().field_errors.inviteToken).toEqual(['This invite token is not valid.']);
+    expect((await signup('no-such-token')).json().field_errors.inviteToken).toEqual([
+      'This invite token is not valid.',
+    ]);
     const revoked = await createInvite(t);
     await t.app.invites.revoke(revoked.invite.id);
     expect((await signup(revoked.token)).json().field_errors.inviteToken).toEqual(['This invite has been revoked.']);
     const expired = await createInvite(t);
-    await t.app.db.prisma.invite.update({ where: { id: expired.invite.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await t.app.db.prisma.invite.update({
+      where: { id: expired.invite.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect((await signup(expired.token)).json().field_errors.inviteToken).toEqual(['This invite has expired.']);
     const bound = await createInvite(t, { email: 'only-this@example.com' });
-    expect((await signup(bound.token)).json().field_errors.inviteToken).toEqual(['This invite is for a different email address.']);
+    expect((await signup(bound.token)).json().field_errors.inviteToken).toEqual([
+      'This invite is for a different email address.',
+    ]);
     expect((await signup(bound.token, 'Only-This@example.com')).statusCode).toBe(201);
   });
 

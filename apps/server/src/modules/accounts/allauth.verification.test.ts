@@ -12,7 +12,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const KEY_ERROR = { status: 400, errors: [{ message: 'Invalid or expired key.', code: 'invalid_or_expired_key', param: 'key' }] };
+const KEY_ERROR = {
+  status: 400,
+  errors: [{ message: 'Invalid or expired key.', code: 'invalid_or_expired_key', param: 'key' }],
+};
 
 describe('email verification', () => {
   it('behaviour 21: GET reads the key header; a bad or missing key is 400 on param key', async () => {
@@ -20,8 +23,14 @@ describe('email verification', () => {
     const key = await verificationKey(t, email);
     const browser = new Browser(t.app, { ip: randomIp() });
     const ok = await browser.get(`${API}/auth/email/verify`, { 'x-email-verification-key': key });
-    expect(ok.json()).toMatchObject({ status: 200, data: { email, user: { email } }, meta: { is_authenticating: false } });
-    expect((await browser.get(`${API}/auth/email/verify`, { 'x-email-verification-key': `${key}x` })).json()).toEqual(KEY_ERROR);
+    expect(ok.json()).toMatchObject({
+      status: 200,
+      data: { email, user: { email } },
+      meta: { is_authenticating: false },
+    });
+    expect((await browser.get(`${API}/auth/email/verify`, { 'x-email-verification-key': `${key}x` })).json()).toEqual(
+      KEY_ERROR,
+    );
     expect((await browser.get(`${API}/auth/email/verify`)).json()).toEqual({
       status: 400,
       errors: [{ message: 'This field is required.', code: 'required', param: 'key' }],
@@ -37,7 +46,14 @@ describe('email verification', () => {
     expect(res.json().data.user.email).toBe(other.email);
     // The key was used: it cannot verify again.
     expect((await new Browser(t.app).post(`${API}/auth/email/verify`, { key })).json()).toEqual(KEY_ERROR);
-    expect((await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email: first.email, password: PASSWORD })).statusCode).toBe(200);
+    expect(
+      (
+        await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, {
+          email: first.email,
+          password: PASSWORD,
+        })
+      ).statusCode,
+    ).toBe(200);
   });
 
   it('behaviour 23: keys are signed (tampering fails) and expire after 3 days', async () => {
@@ -87,6 +103,10 @@ describe('email verification', () => {
     await t.smtp.waitFor(email, { subject: /Confirm your email/, after: before });
     const invalid = await browser.post('/api/auth/verification/resend/', { email: 'nope' });
     expect(invalid.statusCode).toBe(400);
-    expect(invalid.json()).toEqual({ error: 'Some fields are invalid.', code: 'validation_error', field_errors: { email: ['Invalid email address'] } });
+    expect(invalid.json()).toEqual({
+      error: 'Some fields are invalid.',
+      code: 'validation_error',
+      field_errors: { email: ['Invalid email address'] },
+    });
   });
 });

@@ -29,7 +29,8 @@ export function passwordProblems(password: string, email?: string): PasswordProb
     });
   }
   if (COMMON.has(lower.trim())) problems.push({ code: 'password_too_common', message: 'This password is too common.' });
-  if (/^\d+$/.test(password)) problems.push({ code: 'password_entirely_numeric', message: 'This password is entirely numeric.' });
+  if (/^\d+$/.test(password))
+    problems.push({ code: 'password_entirely_numeric', message: 'This password is entirely numeric.' });
   return problems;
 }
 

@@ -1,9 +1,5 @@
 // The product's own account calls (/api/auth/...), in the /api error shape.
-import {
-  ZPasswordResetRequest,
-  ZSignupRequest,
-  type TSignupResponse,
-} from '@daybook/contracts';
+import { type TSignupResponse, ZPasswordResetRequest, ZSignupRequest } from '@daybook/contracts';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../lib/errors.ts';
 import { rotateCsrf } from '../../plugins/csrf.ts';
@@ -40,7 +36,8 @@ export default async function productAuthRoutes(app: FastifyInstance, { accounts
       const body: TSignupResponse = { user: await accounts.userMe(user), verification_sent: true };
       return reply.status(201).send(body);
     } catch (err) {
-      if (err instanceof InviteError) throw new AppError('validation_error', err.message, { inviteToken: [err.message] });
+      if (err instanceof InviteError)
+        throw new AppError('validation_error', err.message, { inviteToken: [err.message] });
       if (err instanceof AccountError) throw toAppError(err, { password: 'password1' });
       throw err;
     }

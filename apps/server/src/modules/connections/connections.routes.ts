@@ -1,5 +1,6 @@
 // /accounts/3rdparty/: the server-rendered Calendar Connections page (plain links, no app bundle).
 import type { FastifyInstance } from 'fastify';
+import { escapeHtml } from '../../lib/html.ts';
 
 const CSS = `
 :root{--bg:#f7f6f3;--surface:#fff;--border:#e4e2dc;--text:#1c2130;--muted:#5b6172;--primary:#4338ca}
@@ -21,14 +22,17 @@ const page = (email: string) => `<!doctype html>
 <body><header><div class="bar"><a class="brand" href="/">Daybook</a><nav aria-label="Main"><a href="/">Home</a><a href="/chat">Chat</a><a href="/memories">Memories</a></nav></div></header>
 <main><h1>Calendar Connections</h1><p class="sub">Connect a calendar so your daily message can include today's events.</p>
 <section class="card" aria-labelledby="connected"><h2 id="connected">Connected calendars</h2>
-<p class="empty">No calendars are connected to ${email.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}.</p>
+<p class="empty">No calendars are connected to ${escapeHtml(email)}.</p>
 <p>Calendar providers are not enabled on this Daybook installation yet. When the person who runs it enables one, you can connect it here.</p></section></main></body></html>`;
 
 export default async function connectionsRoutes(app: FastifyInstance) {
   // With trailing slashes ignored, this serves /accounts/3rdparty as well.
   app.get('/accounts/3rdparty/', async (request, reply) => {
     if (!request.user) return reply.redirect(`/auth/login?next=${encodeURIComponent('/accounts/3rdparty/')}`, 302);
-    return reply.header('Cache-Control', 'private, no-store').type('text/html; charset=utf-8').send(page(request.user.email));
+    return reply
+      .header('Cache-Control', 'private, no-store')
+      .type('text/html; charset=utf-8')
+      .send(page(request.user.email));
   });
 
   app.get('/accounts/3rdparty/style.css', async (_request, reply) =>

@@ -6,7 +6,13 @@ const withUses = { usedBy: { include: { user: { select: { email: true } } }, ord
 export function createInvitesRepo(prisma: PrismaClient) {
   return {
     create: (
-      data: { tokenHash: string; email: string | null; maxUses: number | null; expiresAt: Date | null; createdById: number | null },
+      data: {
+        tokenHash: string;
+        email: string | null;
+        maxUses: number | null;
+        expiresAt: Date | null;
+        createdById: number | null;
+      },
       tx: Tx = prisma,
     ) => tx.invite.create({ data, include: withUses }),
     findByHash: (tokenHash: string, tx: Tx = prisma) => tx.invite.findUnique({ where: { tokenHash } }),
@@ -26,7 +32,8 @@ export function createInvitesRepo(prisma: PrismaClient) {
           AND ("max_uses" IS NULL OR "uses" < "max_uses")`;
       return changed === 1;
     },
-    recordUse: (inviteId: number, userId: number, tx: Tx = prisma) => tx.inviteUse.create({ data: { inviteId, userId } }),
+    recordUse: (inviteId: number, userId: number, tx: Tx = prisma) =>
+      tx.inviteUse.create({ data: { inviteId, userId } }),
   };
 }
 

@@ -18,11 +18,21 @@ async function admin() {
 describe('/api/admin/invites/', () => {
   it('lets an admin create, list and revoke invites', async () => {
     const { browser } = await admin();
-    const created = await browser.post('/api/admin/invites/', { max_uses: 3, expires_in_days: 7, email: 'Friend@Example.com' });
+    const created = await browser.post('/api/admin/invites/', {
+      max_uses: 3,
+      expires_in_days: 7,
+      email: 'Friend@Example.com',
+    });
     expect(created.statusCode).toBe(201);
     const body = ZCreateInviteResponse.parse(created.json());
     expect(body.signup_url).toBe(`http://daybook.test/auth/signup?itoken=${body.token}`);
-    expect(body.invite).toMatchObject({ email: 'friend@example.com', max_uses: 3, uses: 0, status: 'active', revoked_at: null });
+    expect(body.invite).toMatchObject({
+      email: 'friend@example.com',
+      max_uses: 3,
+      uses: 0,
+      status: 'active',
+      revoked_at: null,
+    });
     expect(new Date(body.invite.expires_at ?? 0).getTime()).toBeGreaterThan(Date.now() + 6.9 * 86_400_000);
 
     const list = ZInviteList.parse((await browser.get('/api/admin/invites/')).json());
@@ -51,7 +61,10 @@ describe('/api/admin/invites/', () => {
   it('is for admins only: 403 for users, 401 without a session', async () => {
     const { browser } = await signedInUser(t);
     expect((await browser.get('/api/admin/invites/')).statusCode).toBe(403);
-    expect((await browser.post('/api/admin/invites/', {})).json()).toEqual({ error: 'Only administrators can manage invites.', code: 'forbidden' });
+    expect((await browser.post('/api/admin/invites/', {})).json()).toEqual({
+      error: 'Only administrators can manage invites.',
+      code: 'forbidden',
+    });
     expect((await new Browser(t.app).get('/api/admin/invites/')).statusCode).toBe(401);
   });
 });

@@ -33,7 +33,15 @@ export interface CreateInviteInput {
   createdById?: number | null;
 }
 
-export function createInvitesService({ repo, clock, publicUrl }: { repo: InvitesRepo; clock: Clock; publicUrl: string }) {
+export function createInvitesService({
+  repo,
+  clock,
+  publicUrl,
+}: {
+  repo: InvitesRepo;
+  clock: Clock;
+  publicUrl: string;
+}) {
   const statusOf = (invite: InviteWithUses, now: Date): TInvite['status'] => {
     if (invite.revokedAt) return 'revoked';
     if (invite.expiresAt && invite.expiresAt <= now) return 'expired';

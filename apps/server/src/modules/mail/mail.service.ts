@@ -50,7 +50,10 @@ export function createMailer({
       await writeFile(file, info.message as Buffer);
       // The links are what a person needs from the message; print them where they will look.
       const links = message.text.match(/https?:\/\/\S+/g) ?? [];
-      log.info({ to: message.to, subject: message.subject, file, links }, `mail (no SMTP_URL): "${message.subject}" to ${message.to} ${links.join(' ')}`);
+      log.info(
+        { to: message.to, subject: message.subject, file, links },
+        `mail (no SMTP_URL): "${message.subject}" to ${message.to} ${links.join(' ')}`,
+      );
     },
     close: () => transport.close(),
   };

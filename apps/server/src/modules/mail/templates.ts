@@ -1,26 +1,35 @@
 // The account mails: plain text and HTML with the same words.
+import { escapeHtml } from '../../lib/html.ts';
 import type { MailMessage } from './mail.service.ts';
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-function compose(to: string, subject: string, paragraphs: string[], action?: { label: string; url: string }): MailMessage {
+function compose(
+  to: string,
+  subject: string,
+  paragraphs: string[],
+  action?: { label: string; url: string },
+): MailMessage {
   const text = [...paragraphs, ...(action ? [`${action.label}: ${action.url}`] : []), '— Daybook'].join('\n\n');
   const button = action
-    ? `<p style="margin:24px 0"><a href="${escape(action.url)}" style="background:#4338ca;color:#fff;padding:12px 20px;border-radius:8px;text-decoration:none;font-weight:600">${escape(action.label)}</a></p><p style="color:#5b6172;font-size:13px">Or paste this link into your browser: ${escape(action.url)}</p>`
+    ? `<p style="margin:24px 0"><a href="${escapeHtml(action.url)}" style="background:#4338ca;color:#fff;padding:12px 20px;border-radius:8px;text-decoration:none;font-weight:600">${escapeHtml(action.label)}</a></p><p style="color:#5b6172;font-size:13px">Or paste this link into your browser: ${escapeHtml(action.url)}</p>`
     : '';
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#1c2130;line-height:1.55;max-width:560px;margin:0 auto;padding:24px">${paragraphs
-    .map((p) => `<p>${escape(p)}</p>`)
+    .map((p) => `<p>${escapeHtml(p)}</p>`)
     .join('')}${button}<p style="color:#5b6172">— Daybook</p></body></html>`;
   return { to, subject, text, html };
 }
 
 export const mails = {
   verifyEmail: (to: string, url: string) =>
-    compose(to, 'Confirm your email address for Daybook', [
-      'Hello,',
-      `Please confirm that ${to} is your email address, so you can sign in to Daybook.`,
-      'The link works for 3 days. If you did not sign up, you can ignore this message.',
-    ], { label: 'Confirm email address', url }),
+    compose(
+      to,
+      'Confirm your email address for Daybook',
+      [
+        'Hello,',
+        `Please confirm that ${to} is your email address, so you can sign in to Daybook.`,
+        'The link works for 3 days. If you did not sign up, you can ignore this message.',
+      ],
+      { label: 'Confirm email address', url },
+    ),
 
   accountAlreadyExists: (to: string, loginUrl: string, resetUrl: string) =>
     compose(to, 'You already have a Daybook account', [
@@ -30,11 +39,16 @@ export const mails = {
     ]),
 
   passwordReset: (to: string, url: string) =>
-    compose(to, 'Reset your Daybook password', [
-      'Hello,',
-      'You asked to reset your Daybook password. Choose a new one with the link below.',
-      'The link works once, for 3 days. If you did not ask for this, you can ignore this message: your password stays the same.',
-    ], { label: 'Choose a new password', url }),
+    compose(
+      to,
+      'Reset your Daybook password',
+      [
+        'Hello,',
+        'You asked to reset your Daybook password. Choose a new one with the link below.',
+        'The link works once, for 3 days. If you did not ask for this, you can ignore this message: your password stays the same.',
+      ],
+      { label: 'Choose a new password', url },
+    ),
 
   unknownAccount: (to: string, signupInfoUrl: string) =>
     compose(to, 'Password reset request for Daybook', [

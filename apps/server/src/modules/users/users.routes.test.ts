@@ -30,14 +30,20 @@ describe('/api/users/me/', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json().is_daily_message_paused).toBe(true);
     expect((await browser.get('/api/users/me/')).json().is_daily_message_paused).toBe(true);
-    expect((await browser.patch('/api/users/me/', { is_daily_message_paused: false })).json().is_daily_message_paused).toBe(false);
+    expect(
+      (await browser.patch('/api/users/me/', { is_daily_message_paused: false })).json().is_daily_message_paused,
+    ).toBe(false);
   });
 
   it('PATCH rejects wrong types and unknown fields with 400, changing nothing', async () => {
     const { browser } = await signedInUser(t);
     const wrongType = await browser.patch('/api/users/me/', { is_daily_message_paused: 'yes' });
     expect(wrongType.statusCode).toBe(400);
-    expect(wrongType.json()).toEqual({ error: 'Some fields are invalid.', code: 'validation_error', field_errors: { is_daily_message_paused: ['Must be true or false.'] } });
+    expect(wrongType.json()).toEqual({
+      error: 'Some fields are invalid.',
+      code: 'validation_error',
+      field_errors: { is_daily_message_paused: ['Must be true or false.'] },
+    });
     const unknown = await browser.patch('/api/users/me/', { is_admin: true });
     expect(unknown.statusCode).toBe(400);
     expect((await browser.get('/api/users/me/')).json().is_admin).toBe(false);
@@ -45,7 +51,10 @@ describe('/api/users/me/', () => {
 
   it('answers 401 without a session', async () => {
     const browser = new Browser(t.app);
-    expect((await browser.get('/api/users/me/')).json()).toEqual({ error: 'Authentication credentials were not provided.', code: 'unauthorized' });
+    expect((await browser.get('/api/users/me/')).json()).toEqual({
+      error: 'Authentication credentials were not provided.',
+      code: 'unauthorized',
+    });
     expect((await browser.patch('/api/users/me/', { is_daily_message_paused: true })).statusCode).toBe(401);
   });
 });

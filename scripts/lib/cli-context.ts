@@ -1,0 +1,30 @@
+// What the admin commands share: configuration, a migrated database, and the services they call.
+import { loadConfig } from '../../apps/server/src/config.ts';
+import { systemClock } from '../../apps/server/src/lib/clock.ts';
+
+export async function openCli() {
+  const config = loadConfig();
+  // Imported here: the database module needs the generated Prisma client.
+  const { openDatabase } = await import('../../apps/server/src/db/database.ts');
+  const { createInvitesRepo } = await import('../../apps/server/src/modules/invites/invites.repo.ts');
+  const { createInvitesService } = await import('../../apps/server/src/modules/invites/invites.service.ts');
+  const db = await openDatabase(config.db);
+  await db.migrate();
+  const invites = createInvitesService({
+    repo: createInvitesRepo(db.prisma),
+    clock: systemClock,
+    publicUrl: config.publicUrl,
+  });
+  return { config, db, invites };
+}
+
+/** Runs a command, printing errors without a stack trace, and exits with its status. */
+export async function runCli(main: () => Promise<number | undefined>) {
+  try {
+    process.exitCode = (await main()) ?? 0;
+  } catch (err) {
+    console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  }
+  process.exit();
+}
