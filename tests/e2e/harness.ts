@@ -1,5 +1,5 @@
 // Starts the real server (built web app, production mode, its own database) and a real Chromium.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -83,7 +83,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
     }
     await new Promise((r) => setTimeout(r, 150));
   }
-  return { baseUrl, logs: () => logs, stop };
+  return { baseUrl, logs: () => logs, stop, run };
 }
 
 export async function launchBrowser(): Promise<Browser> {

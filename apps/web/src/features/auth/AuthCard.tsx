@@ -37,8 +37,8 @@ const ICONS: Record<Exclude<StatusTone, 'loading'>, ReactNode> = {
   success: <path d="M6 12.5l4 4 8-9" />,
   error: (
     <>
-      <path d="M12 7v6" />
-      <path d="M12 16.5v.5" />
+      <path d="M12 5.5v8.5" />
+      <path d="M12 18.25v.25" />
     </>
   ),
   info: (

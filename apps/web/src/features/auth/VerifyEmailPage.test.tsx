@@ -9,9 +9,12 @@ import {
   mockFetch,
   type Reply,
   reply,
+  SESSION_ANONYMOUS,
+  SESSION_SIGNED_IN,
   TEST_USER,
 } from '../../test/fetch.ts';
 import { renderRoutes } from '../../test/render.tsx';
+import { fetchSession } from './auth-context.tsx';
 
 const VERIFY = `${ALLAUTH}/auth/email/verify`;
 const KEY = 'MQ:1u2v3w:abcDEF';
@@ -48,6 +51,23 @@ describe('Verify email', () => {
     expect(router.state.location.pathname).toBe(`/auth/verify-email/${KEY}`);
     await act(() => vi.advanceTimersByTimeAsync(600));
     expect(router.state.location.pathname).toBe('/auth/login');
+  });
+
+  it('goes home instead when verifying also signed the user in', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    let verified = false;
+    mockFetch({
+      [`POST ${VERIFY}`]: () => {
+        verified = true;
+        return SESSION_SIGNED_IN;
+      },
+      [`GET ${ALLAUTH}/auth/session`]: () => (verified ? SESSION_SIGNED_IN : SESSION_ANONYMOUS),
+    });
+    const { router } = renderRoutes(routes, { path: `/auth/verify-email/${KEY}`, loadSession: fetchSession });
+    expect(await screen.findByRole('heading', { name: 'Email Verified!' })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Account menu for sam@example.com' })).toBeInTheDocument();
+    await act(() => vi.advanceTimersByTimeAsync(2_100));
+    expect(router.state.location.pathname).toBe('/');
   });
 
   it('still verifies when the look-ahead GET fails', async () => {

@@ -1,0 +1,158 @@
+// A new user's whole account journey in Chromium: invite link from the operator command, signup,
+// verification mail over real SMTP, sign in and out, password change, password reset by mail.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
+import { launchBrowser, type RunningApp, screenshot, startApp } from './harness.ts';
+
+let smtp: TestSmtp;
+let app: RunningApp;
+let browser: Browser;
+let signupLink = '';
+
+const EMAIL = 'sam.rivera@example.com';
+const FIRST_PASSWORD = 'mornings are for coffee';
+const SECOND_PASSWORD = 'evenings are for books';
+const THIRD_PASSWORD = 'weekends are for hiking';
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  [app, browser] = await Promise.all([
+    startApp({ SMTP_URL: smtp.url, MAIL_FROM: 'Daybook <hello@daybook.test>' }, (run) => {
+      const out = run('invite.ts', 'create', '--uses', '2', '--expires', '7d');
+      signupLink = /Signup link \(shown once\): (\S+)/.exec(out)?.[1] ?? '';
+    }),
+    launchBrowser(),
+  ]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+  await smtp?.close();
+});
+
+async function linkFrom(to: string, subject: RegExp, after: number, pathPart: string) {
+  const mail = await smtp.waitFor(to, { subject, after });
+  const link = mail.links.find((l) => l.includes(pathPart));
+  if (!link) throw new Error(`no ${pathPart} link in: ${mail.text}`);
+  return link;
+}
+
+async function signOut(page: Page) {
+  await page.getByRole('button', { name: /Account menu/ }).click();
+  await page.getByRole('button', { name: 'Sign Out' }).click();
+  await page.waitForURL((u) => u.pathname === '/');
+  await page.getByRole('link', { name: 'Sign In' }).first().waitFor();
+}
+
+async function signIn(page: Page, email: string, password: string) {
+  await page.goto(`${app.baseUrl}/auth/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign In' }).click();
+}
+
+describe('a new user, from invite link to a signed-in session', () => {
+  let page: Page;
+  beforeAll(async () => {
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  });
+  afterAll(() => page.close());
+
+  it('signs up through the invite link and lands on the demo tour', async () => {
+    expect(signupLink).toMatch(/\/auth\/signup\?itoken=/);
+    const before = smtp.messages.length;
+    await page.goto(signupLink.replace(/^https?:\/\/[^/]+/, app.baseUrl));
+    await page.getByRole('heading', { name: 'Create Account' }).waitFor();
+    expect(await page.getByLabel('Invite Token').inputValue()).toBe(new URL(signupLink).searchParams.get('itoken'));
+    await screenshot(page, 'signup');
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password', { exact: true }).fill(FIRST_PASSWORD);
+    await page.getByLabel('Confirm Password').fill(FIRST_PASSWORD);
+    await page.getByRole('button', { name: 'Sign Up' }).click();
+    await page.waitForURL((u) => u.pathname === '/demo-tour');
+    await linkFrom(EMAIL, /Confirm your email/, before, '/auth/verify-email/');
+  });
+
+  it('cannot sign in before verifying, and is told how to get a new link', async () => {
+    await signOut(page);
+    await signIn(page, EMAIL, FIRST_PASSWORD);
+    await page.getByText('Your email address has not been verified yet.').waitFor();
+    expect(await page.getByRole('link', { name: /verification/i }).first().getAttribute('href')).toMatch(/^\/auth\/resend-verification/);
+    await screenshot(page, 'login-unverified');
+  });
+
+  it('verifies the address with the mailed link', async () => {
+    const link = await linkFrom(EMAIL, /Confirm your email/, 0, '/auth/verify-email/');
+    await page.goto(link);
+    await page.getByText('Email Verified!').waitFor();
+    await screenshot(page, 'verify-email');
+    await page.waitForURL((u) => u.pathname === '/auth/login', { timeout: 10_000 });
+  });
+
+  it('a wrong password shows the server message; the right one signs in', async () => {
+    await signIn(page, EMAIL, 'not my password');
+    await page.getByText('The email address and/or password you specified are not correct.').waitFor();
+    await screenshot(page, 'login-error');
+    await signIn(page, EMAIL, FIRST_PASSWORD);
+    await page.waitForURL((u) => u.pathname === '/');
+    await page.getByRole('link', { name: 'Begin Chat' }).waitFor();
+  });
+
+  it('changes the password and is sent to the profile', async () => {
+    await page.goto(`${app.baseUrl}/auth/change-password`);
+    await page.getByLabel('Current Password').fill(FIRST_PASSWORD);
+    await page.getByLabel('New Password', { exact: true }).fill(SECOND_PASSWORD);
+    await page.getByLabel('Confirm New Password').fill(SECOND_PASSWORD);
+    await page.getByRole('button', { name: /Change Password/i }).click();
+    await page.getByText('Password Changed Successfully!').waitFor();
+    await screenshot(page, 'change-password-success');
+    await page.waitForURL((u) => u.pathname === '/profile', { timeout: 10_000 });
+  });
+
+  it('signs out, then resets the forgotten password by mail and signs in with the new one', async () => {
+    await signOut(page);
+    const before = smtp.messages.length;
+    await page.goto(`${app.baseUrl}/auth/forgot-password`);
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByRole('button', { name: 'Reset Password' }).click();
+    await page.getByText('Password reset email sent. Please check your inbox.').waitFor();
+    const link = await linkFrom(EMAIL, /Reset your Daybook password/, before, '/auth/reset-password/');
+    await page.waitForURL((u) => u.pathname === '/auth/login', { timeout: 10_000 });
+
+    await page.goto(link);
+    await page.getByLabel('New Password', { exact: true }).fill(THIRD_PASSWORD);
+    await page.getByLabel('Confirm New Password').fill(THIRD_PASSWORD);
+    await screenshot(page, 'reset-password');
+    await page.getByRole('button', { name: /reset|save|set/i }).click();
+    await page.getByText('Your password has been reset.').waitFor();
+
+    await signIn(page, EMAIL, SECOND_PASSWORD);
+    await page.getByText('The email address and/or password you specified are not correct.').waitFor();
+    await signIn(page, EMAIL, THIRD_PASSWORD);
+    await page.waitForURL((u) => u.pathname === '/');
+    await page.getByRole('link', { name: 'Begin Chat' }).waitFor();
+  });
+
+  it('pauses daily messages from the menu, and the setting sticks', async () => {
+    await page.getByRole('button', { name: /Account menu/ }).click();
+    const toggle = page.getByRole('switch', { name: /Pause daily messages/ }).or(page.getByRole('checkbox', { name: /Pause daily messages/ }));
+    await toggle.click();
+    await page.waitForResponse((r) => r.url().endsWith('/api/users/me/') && r.request().method() === 'PATCH');
+    await screenshot(page, 'user-menu');
+    const me = await page.evaluate(() => fetch('/api/users/me/').then((r) => r.json()));
+    expect(me.is_daily_message_paused).toBe(true);
+  });
+});
+
+it('the sign-in page and the forgot-password page are usable on a phone', async () => {
+  const page = await browser.newPage({ viewport: { width: 360, height: 780 } });
+  for (const path of ['/auth/login', '/auth/signup', '/auth/forgot-password', '/auth/resend-verification']) {
+    await page.goto(`${app.baseUrl}${path}`);
+    await page.getByRole('button').last().waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await screenshot(page, path.slice(1).replace(/\//g, '-'));
+  }
+  await page.close();
+});
