@@ -40,8 +40,9 @@ async function linkFrom(to: string, subject: RegExp, after: number, pathPart: st
 }
 
 async function signOut(page: Page) {
-  await page.getByRole('button', { name: /Account menu/ }).click();
-  await page.getByRole('button', { name: 'Sign Out' }).click();
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await nav.getByRole('button', { name: /Account menu/ }).click();
+  await nav.getByRole('button', { name: 'Sign Out' }).click();
   await page.waitForURL((u) => u.pathname === '/');
   await page.getByRole('link', { name: 'Sign In' }).first().waitFor();
 }
@@ -79,7 +80,12 @@ describe('a new user, from invite link to a signed-in session', () => {
     await signOut(page);
     await signIn(page, EMAIL, FIRST_PASSWORD);
     await page.getByText('Your email address has not been verified yet.').waitFor();
-    expect(await page.getByRole('link', { name: /verification/i }).first().getAttribute('href')).toMatch(/^\/auth\/resend-verification/);
+    expect(
+      await page
+        .getByRole('link', { name: /verification/i })
+        .first()
+        .getAttribute('href'),
+    ).toMatch(/^\/auth\/resend-verification/);
     await screenshot(page, 'login-unverified');
   });
 
@@ -137,7 +143,9 @@ describe('a new user, from invite link to a signed-in session', () => {
 
   it('pauses daily messages from the menu, and the setting sticks', async () => {
     await page.getByRole('button', { name: /Account menu/ }).click();
-    const toggle = page.getByRole('switch', { name: /Pause daily messages/ }).or(page.getByRole('checkbox', { name: /Pause daily messages/ }));
+    const toggle = page
+      .getByRole('switch', { name: /Pause daily messages/ })
+      .or(page.getByRole('checkbox', { name: /Pause daily messages/ }));
     await toggle.click();
     await page.waitForResponse((r) => r.url().endsWith('/api/users/me/') && r.request().method() === 'PATCH');
     await screenshot(page, 'user-menu');

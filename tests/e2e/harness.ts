@@ -27,26 +27,45 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-export async function startApp(env: Record<string, string> = {}): Promise<RunningApp> {
+/** Runs one of the operator commands (scripts/*.ts) against the app's database. */
+export type RunCommand = (script: string, ...args: string[]) => string;
+
+export async function startApp(
+  env: Record<string, string> = {},
+  /** Runs before the server starts, e.g. operator commands (the embedded database allows one process). */
+  beforeStart?: (run: RunCommand) => Promise<void> | void,
+): Promise<RunningApp & { run: RunCommand }> {
   const port = await freePort();
   const database = await createDatabaseUrl();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'daybook-e2e-'));
+  const fullEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
+    DATA_DIR: dataDir,
+    ...(database ? { DATABASE_URL: database.url } : {}),
+    ...env,
+  };
+  const run: RunCommand = (script, ...args) => {
+    const res = spawnSync(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'scripts', script), ...args], {
+      cwd: ROOT,
+      env: fullEnv,
+      encoding: 'utf8',
+    });
+    if (res.status !== 0) throw new Error(`${script} ${args.join(' ')} failed: ${res.stderr}`);
+    return res.stdout;
+  };
+  await beforeStart?.(run);
   const child: ChildProcess = spawn(
     path.join(ROOT, 'node_modules/.bin/tsx'),
     [path.join(ROOT, 'apps/server/src/server.ts')],
     {
       cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        NODE_ENV: 'production',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        LOG_LEVEL: 'info',
-        DATA_DIR: dataDir,
-        ...(database ? { DATABASE_URL: database.url } : {}),
-        ...env,
-      },
+      env: fullEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -65,7 +65,9 @@ export const ZConfigResponse = z.object({
       password_reset_by_code_enabled: z.boolean(),
       authentication_method: z.string(),
     }),
-    socialaccount: z.object({ providers: z.array(z.object({ id: z.string(), name: z.string(), flows: z.array(z.string()) })) }),
+    socialaccount: z.object({
+      providers: z.array(z.object({ id: z.string(), name: z.string(), flows: z.array(z.string()) })),
+    }),
   }),
   meta: z.object({ csrf_token: z.string() }).optional(),
 });
@@ -114,7 +116,12 @@ export const ZUpdateUserMeRequest = z
   .strict();
 export type TUpdateUserMeRequest = z.infer<typeof ZUpdateUserMeRequest>;
 
-const email = z.string({ error: 'Email is required' }).trim().min(1, 'Email is required').max(254).pipe(z.email('Invalid email address'));
+const email = z
+  .string({ error: 'Email is required' })
+  .trim()
+  .min(1, 'Email is required')
+  .max(254)
+  .pipe(z.email('Invalid email address'));
 
 /** POST /api/auth/signup/ */
 export const ZSignupRequest = z

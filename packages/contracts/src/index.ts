@@ -1,4 +1,4 @@
+export * from './accounts.ts';
 export * from './common.ts';
 export * from './health.ts';
 export * from './site.ts';
-export * from './accounts.ts';
