@@ -10,15 +10,24 @@ const require = createRequire(import.meta.url);
 const root = path.resolve(import.meta.dirname, '..');
 
 const argon2Works = () =>
-  spawnSync(process.execPath, ['-e', "require('argon2').hash('probe').then(() => process.exit(0), () => process.exit(1))"], {
-    cwd: root,
-    stdio: 'ignore',
-  }).status === 0;
+  spawnSync(
+    process.execPath,
+    ['-e', "require('argon2').hash('probe').then(() => process.exit(0), () => process.exit(1))"],
+    {
+      cwd: root,
+      stdio: 'ignore',
+    },
+  ).status === 0;
 
 if (!argon2Works()) {
   const argon2Dir = path.dirname(require.resolve('argon2/package.json'));
-  const bundled = process.env.npm_execpath && path.resolve(path.dirname(process.env.npm_execpath), '../node_modules/node-gyp/bin/node-gyp.js');
-  const [cmd, args] = bundled && existsSync(bundled) ? [process.execPath, [bundled, 'rebuild']] : ['npx', ['--yes', 'node-gyp', 'rebuild']];
+  const bundled =
+    process.env.npm_execpath &&
+    path.resolve(path.dirname(process.env.npm_execpath), '../node_modules/node-gyp/bin/node-gyp.js');
+  const [cmd, args] =
+    bundled && existsSync(bundled)
+      ? [process.execPath, [bundled, 'rebuild']]
+      : ['npx', ['--yes', 'node-gyp', 'rebuild']];
   console.log('argon2: the prebuilt binary does not load on this machine; building it from source');
   const build = spawnSync(cmd, args, { cwd: argon2Dir, stdio: 'inherit' });
   if (build.status !== 0 || !argon2Works()) {
@@ -27,5 +36,8 @@ if (!argon2Works()) {
   }
 }
 
-const generate = spawnSync(path.join(root, 'node_modules/.bin/tsx'), ['scripts/db.ts', 'generate'], { cwd: root, stdio: 'inherit' });
+const generate = spawnSync(path.join(root, 'node_modules/.bin/tsx'), ['scripts/db.ts', 'generate'], {
+  cwd: root,
+  stdio: 'inherit',
+});
 process.exit(generate.status ?? 1);
