@@ -107,7 +107,9 @@ export default fp<CsrfOptions>(
 
     // After body parsing, so the provider form's csrfmiddlewaretoken field can be read.
     app.addHook('preHandler', async (request) => {
-      if (SAFE_METHODS.has(request.method) || !CHECKED_PATHS.some((p) => request.url.startsWith(p))) return;
+      // Unknown paths answer 404 whatever the token, as Django's middleware only guards real views.
+      if (request.is404 || SAFE_METHODS.has(request.method) || !CHECKED_PATHS.some((p) => request.url.startsWith(p)))
+        return;
       checkCsrf(request, allowedOrigins);
     });
   },

@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../tests/helpers
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { AppError } from '../lib/errors.ts';
+import { Browser, TEST_SECRET } from '../test/test-app.ts';
 
 // Routes that fail on purpose, registered beside the real app, to see what clients receive.
 describe('the error handler', () => {
@@ -12,7 +13,10 @@ describe('the error handler', () => {
   let app: FastifyInstance;
   beforeAll(async () => {
     database = await createTestDatabase();
-    app = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }), { db: database.db });
+    app = await buildApp(
+      loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SECRET_KEY: TEST_SECRET, PUBLIC_URL: 'http://daybook.test' }),
+      { db: database.db },
+    );
     app.post('/api/test/echo/', async (request) =>
       z.object({ name: z.string().min(1, 'Name is required') }).parse(request.body),
     );
@@ -40,7 +44,7 @@ describe('the error handler', () => {
   });
 
   it('turns validation failures into a 400 naming each field', async () => {
-    const res = await app.inject({ method: 'POST', url: '/api/test/echo/', payload: { name: '' } });
+    const res = await new Browser(app).post('/api/test/echo/', { name: '' });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({
       error: 'Some fields are invalid.',

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
-import { createTestApp, type TestApp } from '../test/test-app.ts';
+import { createTestApp, TEST_SECRET, type TestApp } from '../test/test-app.ts';
 
 const INDEX =
   '<!doctype html><html><body><div id="root"></div><script type="module" src="/assets/app-abc123.js"></script></body></html>';
@@ -91,7 +91,12 @@ describe('outside production', () => {
 });
 
 it('refuses to start in production when the web app is not built', async () => {
-  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', WEB_DIST_DIR: '/nonexistent/dist' });
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    SECRET_KEY: TEST_SECRET,
+    WEB_DIST_DIR: '/nonexistent/dist',
+  });
   const t = await createTestApp();
   try {
     await expect(buildApp(config, { db: t.database.db })).rejects.toThrow(

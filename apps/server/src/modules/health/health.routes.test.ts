@@ -7,7 +7,7 @@ import { buildApp } from '../../app.ts';
 import { loadConfig } from '../../config.ts';
 import { openDatabase } from '../../db/database.ts';
 import { applyMigrations, readMigrations } from '../../db/migrations.ts';
-import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { createTestApp, TEST_SECRET, type TestApp } from '../../test/test-app.ts';
 
 describe('health and readiness', () => {
   let t: TestApp;
@@ -33,7 +33,7 @@ describe('health and readiness', () => {
     await cp(t.config.db.migrationsDir, dir, { recursive: true });
     await mkdir(path.join(dir, '29990101000000_future'));
     await writeFile(path.join(dir, '29990101000000_future', 'migration.sql'), 'SELECT 1;');
-    const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', MIGRATIONS_DIR: dir });
+    const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SECRET_KEY: TEST_SECRET, MIGRATIONS_DIR: dir });
     const db = await openDatabase({ url: t.database.url, dataDir: null, migrationsDir: dir });
     // The PGlite fallback starts empty: apply the real migrations, not the future one.
     if (!t.database.url)
@@ -51,7 +51,7 @@ describe('health and readiness', () => {
   });
 
   it('GET /readyz is 503 when the database does not answer', async () => {
-    const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
+    const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SECRET_KEY: TEST_SECRET });
     const db = await openDatabase({
       url: 'postgres://nobody@127.0.0.1:1/none?connect_timeout=1',
       dataDir: null,
