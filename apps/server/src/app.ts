@@ -18,6 +18,9 @@ import { createInvitesRepo } from './modules/invites/invites.repo.ts';
 import invitesRoutes from './modules/invites/invites.routes.ts';
 import { createInvitesService, type InvitesService } from './modules/invites/invites.service.ts';
 import { createMailer, type Mailer } from './modules/mail/mail.service.ts';
+import { createMemoriesRepo } from './modules/memories/memories.repo.ts';
+import memoriesRoutes from './modules/memories/memories.routes.ts';
+import { createMemoriesService } from './modules/memories/memories.service.ts';
 import siteRoutes from './modules/site/site.routes.ts';
 import usersRoutes from './modules/users/users.routes.ts';
 import csrfPlugin from './plugins/csrf.ts';
@@ -136,6 +139,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(productAuthRoutes, { accounts });
   await app.register(usersRoutes, { accounts });
   await app.register(invitesRoutes, { invites });
+  await app.register(memoriesRoutes, {
+    memories: createMemoriesService({ repo: createMemoriesRepo(prisma), clock }),
+    publicUrl: config.publicUrl,
+  });
   await app.register(connectionsRoutes);
 
   await app.register(webApp, config.web);

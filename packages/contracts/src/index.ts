@@ -1,4 +1,5 @@
 export * from './accounts.ts';
 export * from './common.ts';
 export * from './health.ts';
+export * from './memories.ts';
 export * from './site.ts';

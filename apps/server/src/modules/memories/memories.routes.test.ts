@@ -1,0 +1,315 @@
+import { ZMemory, ZMemoryCategories, ZMemoryExport, ZMemoryPage } from '@daybook/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedInUser } from '../../test/factories.ts';
+import { Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const M = '/api/memories/';
+
+async function seed(browser: Browser, n: number, prefix = 'k') {
+  const ids: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await browser.post(M, { key: `${prefix}-${i}`, data: `value ${i}` });
+    expect(res.statusCode).toBe(201);
+    ids.push(res.json().id);
+  }
+  return ids;
+}
+
+describe('create, read, update', () => {
+  it('creates a memory with defaults and reads it back', async () => {
+    const { browser } = await signedInUser(t);
+    const res = await browser.post(M, { key: 'home city', data: 'Lisbon' });
+    expect(res.statusCode).toBe(201);
+    const memory = ZMemory.parse(res.json());
+    expect(memory).toMatchObject({
+      key: 'home city',
+      data: 'Lisbon',
+      memory_type: 'text',
+      memory_type_display: 'Fact',
+      url: null,
+      frequency_description: null,
+      source: 'user',
+      source_message_id: null,
+      deleted_at: null,
+      deleted_reason: null,
+    });
+    expect((await browser.get(`${M}${memory.id}/`)).json()).toEqual(memory);
+  });
+
+  it('stores every field and trims text', async () => {
+    const { browser } = await signedInUser(t);
+    const res = await browser.post(M, {
+      key: '  climbing ',
+      data: ' Goes climbing every Saturday ',
+      memory_type: 'activity',
+      url: 'https://climbing.example.org/gym',
+      frequency_description: ' weekly ',
+    });
+    expect(res.json()).toMatchObject({
+      key: 'climbing',
+      data: 'Goes climbing every Saturday',
+      memory_type: 'activity',
+      memory_type_display: 'Activity',
+      url: 'https://climbing.example.org/gym',
+      frequency_description: 'weekly',
+    });
+  });
+
+  it('PUT replaces, PATCH changes only what it names', async () => {
+    const { browser } = await signedInUser(t);
+    const { id } = (
+      await browser.post(M, { key: 'tea', data: 'green', memory_type: 'preference', url: 'https://tea.example' })
+    ).json();
+    const put = await browser.put(`${M}${id}/`, { key: 'tea', data: 'oolong' });
+    expect(put.json()).toMatchObject({ data: 'oolong', memory_type: 'text', url: null });
+    const patch = await browser.patch(`${M}${id}/`, { frequency_description: 'daily', url: '' });
+    expect(patch.json()).toMatchObject({ data: 'oolong', frequency_description: 'daily', url: null });
+  });
+
+  it('rejects invalid fields with the API error shape', async () => {
+    const { browser } = await signedInUser(t);
+    const res = await browser.post(M, {
+      key: '',
+      data: '   ',
+      memory_type: 'mood',
+      url: 'ftp://x',
+      frequency_description: 'x'.repeat(201),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      error: 'Some fields are invalid.',
+      code: 'validation_error',
+      field_errors: {
+        key: ['Key is required.'],
+        data: ['Memory data cannot be blank.'],
+        memory_type: ['Choose one of: text, interest, activity, location, preference, person, website.'],
+        url: ['Enter a URL starting with http:// or https://.'],
+        frequency_description: ['Frequency must be at most 200 characters.'],
+      },
+    });
+    const long = await browser.post(M, { key: 'k'.repeat(201), data: 'd'.repeat(10_001) });
+    expect(long.json().field_errors).toEqual({
+      key: ['Key must be at most 200 characters.'],
+      data: ['Data must be at most 10,000 characters.'],
+    });
+    expect((await browser.post(M, { key: 'a', data: 'b', owner: 3 })).statusCode).toBe(400);
+    expect((await browser.post(M, { key: 'max', data: 'd'.repeat(10_000) })).statusCode).toBe(201);
+  });
+
+  it('keeps keys unique among active memories, but a deleted key can be used again', async () => {
+    const { browser } = await signedInUser(t);
+    const first = (await browser.post(M, { key: 'dog', data: 'Rex' })).json();
+    const dup = await browser.post(M, { key: 'dog', data: 'Fido' });
+    expect(dup.statusCode).toBe(400);
+    expect(dup.json()).toEqual({
+      error: 'You already have a memory with this key.',
+      code: 'validation_error',
+      field_errors: { key: ['You already have a memory with this key.'] },
+    });
+    const other = (await browser.post(M, { key: 'cat', data: 'Tom' })).json();
+    expect((await browser.patch(`${M}${other.id}/`, { key: 'dog' })).statusCode).toBe(400);
+
+    await browser.delete(`${M}${first.id}/`);
+    const again = await browser.post(M, { key: 'dog', data: 'Fido' });
+    expect(again.statusCode).toBe(201);
+    // Restoring the old one now would make two active "dog"s: refused.
+    const restore = await browser.patch(`${M}${first.id}/`, { restore_deleted: true });
+    expect(restore.statusCode).toBe(400);
+    expect(restore.json().field_errors.key).toEqual(['You already have a memory with this key.']);
+  });
+});
+
+describe('delete and restore', () => {
+  it('soft-deletes with a reason, lists it as deleted, and restores it', async () => {
+    const { browser } = await signedInUser(t);
+    const { id } = (await browser.post(M, { key: 'job', data: 'Designer' })).json();
+    const del = await browser.delete(`${M}${id}/`, { reason: 'Changed jobs' });
+    expect(del.statusCode).toBe(204);
+    const deleted = (await browser.get(`${M}${id}/`)).json();
+    expect(deleted.deleted_at).not.toBeNull();
+    expect(deleted.deleted_reason).toBe('Changed jobs');
+    expect((await browser.get(M)).json().count).toBe(0);
+    const deletedPage = ZMemoryPage.parse((await browser.get(`${M}?show_deleted=true`)).json());
+    expect(deletedPage.results.map((m) => m.id)).toEqual([id]);
+
+    const edit = await browser.patch(`${M}${id}/`, { data: 'Architect' });
+    expect(edit.statusCode).toBe(409);
+    expect(edit.json()).toEqual({ error: 'This memory is deleted. Restore it to edit it.', code: 'conflict' });
+
+    const restored = await browser.put(`${M}${id}/`, { key: 'job', data: 'Architect', restore_deleted: true });
+    expect(restored.statusCode).toBe(200);
+    expect(restored.json()).toMatchObject({ data: 'Architect', deleted_at: null, deleted_reason: null });
+    expect((await browser.get(`${M}?show_deleted=true`)).json().count).toBe(0);
+    expect((await browser.get(M)).json().count).toBe(1);
+  });
+
+  it('deletes without a reason, and deleting twice changes nothing', async () => {
+    const { browser } = await signedInUser(t);
+    const { id } = (await browser.post(M, { key: 'x', data: 'y' })).json();
+    expect((await browser.delete(`${M}${id}/`)).statusCode).toBe(204);
+    const first = (await browser.get(`${M}${id}/`)).json();
+    expect(first.deleted_reason).toBeNull();
+    expect((await browser.delete(`${M}${id}/`, { reason: 'again' })).statusCode).toBe(204);
+    expect((await browser.get(`${M}${id}/`)).json()).toEqual(first);
+  });
+});
+
+describe('listing', () => {
+  it.each([0, 1, 30, 31, 61])('pages through %i memories, 30 at a time, newest first without overlap', async (n) => {
+    const { browser } = await signedInUser(t);
+    const ids = await seed(browser, n);
+    const seen: number[] = [];
+    let url: string | null = `${M}?limit=30&offset=0`;
+    let pages = 0;
+    while (url) {
+      const page = ZMemoryPage.parse((await browser.get(url.replace('http://daybook.test', ''))).json());
+      expect(page.count).toBe(n);
+      expect(page.results.length).toBeLessThanOrEqual(30);
+      if (pages === 0) expect(page.previous).toBeNull();
+      seen.push(...page.results.map((m) => m.id));
+      url = page.next;
+      pages++;
+    }
+    expect(pages).toBe(Math.max(1, Math.ceil(n / 30)));
+    expect(seen).toEqual([...ids].reverse());
+  });
+
+  it('links next and previous pages with absolute URLs that keep the filters', async () => {
+    const { browser } = await signedInUser(t);
+    await seed(browser, 5, 'walk');
+    const page = (await browser.get(`${M}?limit=2&offset=2&search=walk`)).json();
+    expect(page.next).toBe('http://daybook.test/api/memories/?limit=2&offset=4&search=walk');
+    expect(page.previous).toBe('http://daybook.test/api/memories/?limit=2&offset=0&search=walk');
+  });
+
+  it('searches key and data, case-insensitively', async () => {
+    const { browser } = await signedInUser(t);
+    await browser.post(M, { key: 'Sport', data: 'Plays Tennis on Sundays' });
+    await browser.post(M, { key: 'tennis club', data: 'Member since 2020' });
+    await browser.post(M, { key: 'food', data: 'Vegetarian' });
+    const res = ZMemoryPage.parse((await browser.get(`${M}?search=TENNIS`)).json());
+    expect(res.results.map((m) => m.key).sort()).toEqual(['Sport', 'tennis club']);
+    expect(res.count).toBe(2);
+    expect((await browser.get(`${M}?search=100%25`)).json().count).toBe(0);
+  });
+
+  it('rejects bad query parameters', async () => {
+    const { browser } = await signedInUser(t);
+    for (const q of ['limit=0', 'limit=101', 'limit=abc', 'offset=-1']) {
+      const res = await browser.get(`${M}?${q}`);
+      expect(res.statusCode, q).toBe(400);
+      expect(res.json().code).toBe('validation_error');
+    }
+  });
+
+  it('lists the memory types with labels and descriptions', async () => {
+    const { browser } = await signedInUser(t);
+    const categories = ZMemoryCategories.parse((await browser.get(`${M}categories/`)).json());
+    expect(categories.map((c) => c.value)).toEqual([
+      'text',
+      'interest',
+      'activity',
+      'location',
+      'preference',
+      'person',
+      'website',
+    ]);
+    expect(categories[0]).toEqual({ value: 'text', label: 'Fact', description: 'A general fact about you.' });
+  });
+});
+
+describe('owner scoping', () => {
+  it("answers 404 for another user's memory, for every method, and leaves it alone", async () => {
+    const owner = await signedInUser(t);
+    const { id } = (await owner.browser.post(M, { key: 'secret', data: 'mine' })).json();
+    const other = await signedInUser(t);
+    for (const res of [
+      await other.browser.get(`${M}${id}/`),
+      await other.browser.put(`${M}${id}/`, { key: 'secret', data: 'stolen' }),
+      await other.browser.patch(`${M}${id}/`, { data: 'stolen' }),
+      await other.browser.delete(`${M}${id}/`),
+    ]) {
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: 'Memory not found.', code: 'not_found' });
+    }
+    expect((await other.browser.get(M)).json().count).toBe(0);
+    expect((await owner.browser.get(`${M}${id}/`)).json()).toMatchObject({ data: 'mine', deleted_at: null });
+  });
+
+  it('answers 404 for ids that name nothing', async () => {
+    const { browser } = await signedInUser(t);
+    for (const id of ['999999', 'abc', '0', '1e3']) expect((await browser.get(`${M}${id}/`)).statusCode).toBe(404);
+  });
+
+  it('answers 401 without a session, for every endpoint', async () => {
+    const browser = new Browser(t.app);
+    for (const res of [
+      await browser.get(M),
+      await browser.post(M, { key: 'a', data: 'b' }),
+      await browser.get(`${M}1/`),
+      await browser.get(`${M}categories/`),
+      await browser.get(`${M}export/`),
+      await browser.post(`${M}import/`, { memories: [] }),
+    ]) {
+      expect(res.statusCode).toBe(401);
+    }
+  });
+});
+
+describe('export and import', () => {
+  it('exports active memories as a file and imports them into another account, idempotently by key', async () => {
+    const from = await signedInUser(t);
+    await from.browser.post(M, { key: 'city', data: 'Lisbon', memory_type: 'location' });
+    await from.browser.post(M, {
+      key: 'news',
+      data: 'Space launches',
+      memory_type: 'interest',
+      frequency_description: 'weekly',
+      url: 'https://space.example',
+    });
+    const gone = (await from.browser.post(M, { key: 'old', data: 'forgotten' })).json();
+    await from.browser.delete(`${M}${gone.id}/`);
+
+    const res = await from.browser.get(`${M}export/`);
+    expect(res.headers['content-disposition']).toMatch(
+      /^attachment; filename="daybook-memories-\d{4}-\d{2}-\d{2}\.json"$/,
+    );
+    const file = ZMemoryExport.parse(res.json());
+    expect(file.memories.map((m) => m.key)).toEqual(['city', 'news']);
+
+    const to = await signedInUser(t);
+    await to.browser.post(M, { key: 'city', data: 'Porto', memory_type: 'location' });
+    expect((await to.browser.post(`${M}import/`, file)).json()).toEqual({ created: 1, updated: 1, unchanged: 0 });
+    expect((await to.browser.post(`${M}import/`, file)).json()).toEqual({ created: 0, updated: 0, unchanged: 2 });
+    const list = ZMemoryPage.parse((await to.browser.get(M)).json());
+    expect(list.results.map((m) => [m.key, m.data, m.source]).sort()).toEqual([
+      ['city', 'Lisbon', 'user'],
+      ['news', 'Space launches', 'import'],
+    ]);
+    expect(list.results.find((m) => m.key === 'news')).toMatchObject({
+      memory_type: 'interest',
+      frequency_description: 'weekly',
+      url: 'https://space.example',
+    });
+  });
+
+  it('validates an import as a whole and changes nothing when any item is bad', async () => {
+    const { browser } = await signedInUser(t);
+    const res = await browser.post(`${M}import/`, {
+      memories: [
+        { key: 'ok', data: 'fine' },
+        { key: '', data: 'x' },
+      ],
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().field_errors).toEqual({ 'memories.1.key': ['Key is required.'] });
+    expect((await browser.get(M)).json().count).toBe(0);
+    expect((await browser.post(`${M}import/`, { hello: 'world' })).statusCode).toBe(400);
+  });
+});

@@ -1,0 +1,91 @@
+import { ZMemoryDelete, ZMemoryInput, ZMemoryListQuery, ZMemoryPatch } from '@daybook/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { requireUser } from '../../lib/auth.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { MemoriesService } from './memories.service.ts';
+
+const ZId = z.object({ id: z.string() });
+
+/** Ids that are not positive integers name no memory: 404, like any other unknown id. */
+function memoryId(request: FastifyRequest): number {
+  const { id } = ZId.parse(request.params);
+  const n = /^\d{1,9}$/.test(id) ? Number(id) : 0;
+  if (n < 1) throw new AppError('not_found', 'Memory not found.');
+  return n;
+}
+
+export default async function memoriesRoutes(
+  app: FastifyInstance,
+  { memories, publicUrl }: { memories: MemoriesService; publicUrl: string },
+) {
+  app.get('/api/memories/', async (request) => {
+    const user = requireUser(request);
+    const query = ZMemoryListQuery.parse(request.query);
+    const { results, count } = await memories.list(user.id, {
+      deleted: query.show_deleted,
+      search: query.search || undefined,
+      limit: query.limit,
+      offset: query.offset,
+    });
+    const pageUrl = (offset: number) => {
+      const params = new URLSearchParams({ limit: String(query.limit), offset: String(offset) });
+      if (query.show_deleted) params.set('show_deleted', 'true');
+      if (query.search) params.set('search', query.search);
+      return `${publicUrl}/api/memories/?${params}`;
+    };
+    return {
+      results,
+      count,
+      next: query.offset + query.limit < count ? pageUrl(query.offset + query.limit) : null,
+      previous: query.offset > 0 ? pageUrl(Math.max(0, query.offset - query.limit)) : null,
+    };
+  });
+
+  app.get('/api/memories/categories/', async (request) => {
+    requireUser(request);
+    return memories.categories();
+  });
+
+  app.get('/api/memories/export/', async (request, reply) => {
+    const user = requireUser(request);
+    const body = await memories.exportAll(user.id);
+    const day = body.exported_at.slice(0, 10);
+    return reply
+      .header('Content-Disposition', `attachment; filename="daybook-memories-${day}.json"`)
+      .header('Cache-Control', 'no-store')
+      .send(body);
+  });
+
+  app.post('/api/memories/import/', { bodyLimit: 20 * 1024 * 1024 }, async (request) => {
+    const user = requireUser(request);
+    return memories.importAll(user.id, request.body ?? {});
+  });
+
+  app.post('/api/memories/', async (request, reply) => {
+    const user = requireUser(request);
+    return reply.status(201).send(await memories.create(user.id, ZMemoryInput.parse(request.body ?? {})));
+  });
+
+  app.get('/api/memories/:id/', async (request) => memories.get(requireUser(request).id, memoryId(request)));
+
+  app.put('/api/memories/:id/', async (request) => {
+    const user = requireUser(request);
+    const id = memoryId(request);
+    return memories.replace(user.id, id, ZMemoryInput.parse(request.body ?? {}));
+  });
+
+  app.patch('/api/memories/:id/', async (request) => {
+    const user = requireUser(request);
+    const id = memoryId(request);
+    return memories.update(user.id, id, ZMemoryPatch.parse(request.body ?? {}));
+  });
+
+  app.delete('/api/memories/:id/', async (request, reply) => {
+    const user = requireUser(request);
+    const id = memoryId(request);
+    const { reason } = ZMemoryDelete.parse(request.body ?? {});
+    await memories.remove(user.id, id, reason);
+    return reply.status(204).send();
+  });
+}

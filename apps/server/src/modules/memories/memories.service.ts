@@ -1,0 +1,165 @@
+// Managing what the assistant knows about a user: owner-scoped, soft deletes, one active memory
+// per key, and a portable export/import format.
+import {
+  MEMORY_TYPES,
+  type TMemory,
+  type TMemoryExport,
+  type TMemoryImportResult,
+  type TMemoryType,
+  ZMemoryImport,
+  type ZMemoryInput,
+  type ZMemoryPatch,
+} from '@daybook/contracts';
+import type { z } from 'zod';
+import type { Clock } from '../../lib/clock.ts';
+import { AppError } from '../../lib/errors.ts';
+import { isDuplicateKey, type MemoriesRepo, type MemoryFields, type MemoryRow } from './memories.repo.ts';
+
+const LABELS = Object.fromEntries(MEMORY_TYPES.map((t) => [t.value, t.label])) as Record<TMemoryType, string>;
+const DUPLICATE = 'You already have a memory with this key.';
+const notFound = () => new AppError('not_found', 'Memory not found.');
+const duplicate = () => new AppError('validation_error', DUPLICATE, { key: [DUPLICATE] });
+
+export function presentMemory(row: MemoryRow): TMemory {
+  const type = (row.memoryType in LABELS ? row.memoryType : 'text') as TMemoryType;
+  return {
+    id: row.id,
+    key: row.key,
+    data: row.data,
+    memory_type: type,
+    memory_type_display: LABELS[type],
+    url: row.url,
+    frequency_description: row.frequencyDescription,
+    source: row.source as TMemory['source'],
+    source_message_id: row.sourceMessageId,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    deleted_at: row.deletedAt?.toISOString() ?? null,
+    deleted_reason: row.deletedReason,
+  };
+}
+
+type Input = z.output<typeof ZMemoryInput>;
+type Patch = z.output<typeof ZMemoryPatch>;
+
+const fieldsOf = (input: Input): MemoryFields => ({
+  key: input.key,
+  data: input.data,
+  memoryType: input.memory_type,
+  url: input.url ?? null,
+  frequencyDescription: input.frequency_description ?? null,
+});
+
+export function createMemoriesService({ repo, clock }: { repo: MemoriesRepo; clock: Clock }) {
+  async function owned(userId: number, id: number) {
+    const row = await repo.find(userId, id);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  /** Runs a write that may hit the active-key index, turning that into a clear 400. */
+  async function guardKey<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (isDuplicateKey(err)) throw duplicate();
+      throw err;
+    }
+  }
+
+  async function change(userId: number, id: number, fields: Partial<MemoryFields>, restore: boolean | undefined) {
+    const row = await owned(userId, id);
+    if (row.deletedAt && !restore) throw new AppError('conflict', 'This memory is deleted. Restore it to edit it.');
+    const restoring = row.deletedAt && restore ? { deletedAt: null, deletedReason: null } : {};
+    return presentMemory(await guardKey(() => repo.update(id, { ...fields, ...restoring })));
+  }
+
+  return {
+    categories: () => MEMORY_TYPES.map((t) => ({ ...t })),
+
+    async list(userId: number, options: { deleted: boolean; search?: string; limit: number; offset: number }) {
+      const { rows, count } = await repo.list(userId, options);
+      return { results: rows.map(presentMemory), count };
+    },
+
+    get: async (userId: number, id: number) => presentMemory(await owned(userId, id)),
+
+    async create(
+      userId: number,
+      input: Input,
+      provenance: { source: 'user' | 'chat' | 'import'; sourceMessageId?: number | null } = { source: 'user' },
+    ) {
+      return presentMemory(await guardKey(() => repo.create(userId, { ...fieldsOf(input), ...provenance })));
+    },
+
+    replace: (userId: number, id: number, input: Input) => change(userId, id, fieldsOf(input), input.restore_deleted),
+
+    update(userId: number, id: number, patch: Patch) {
+      const fields: Partial<MemoryFields> = {};
+      if (patch.key !== undefined) fields.key = patch.key;
+      if (patch.data !== undefined) fields.data = patch.data;
+      if (patch.memory_type !== undefined) fields.memoryType = patch.memory_type;
+      if (patch.url !== undefined) fields.url = patch.url;
+      if (patch.frequency_description !== undefined) fields.frequencyDescription = patch.frequency_description;
+      return change(userId, id, fields, patch.restore_deleted);
+    },
+
+    /** Soft delete; deleting a deleted memory changes nothing. */
+    async remove(userId: number, id: number, reason?: string) {
+      const row = await owned(userId, id);
+      if (!row.deletedAt) await repo.update(id, { deletedAt: clock.now(), deletedReason: reason || null });
+    },
+
+    async exportAll(userId: number): Promise<TMemoryExport> {
+      const rows = await repo.listActive(userId);
+      return {
+        format: 'daybook-memories',
+        version: 1,
+        exported_at: clock.now().toISOString(),
+        memories: rows.map((r) => ({
+          key: r.key,
+          data: r.data,
+          memory_type: presentMemory(r).memory_type,
+          url: r.url,
+          frequency_description: r.frequencyDescription,
+        })),
+      };
+    },
+
+    /** Adds what is new, updates what changed, by key: importing the same file twice changes nothing. */
+    async importAll(userId: number, body: unknown): Promise<TMemoryImportResult> {
+      const { memories } = ZMemoryImport.parse(body);
+      const byKey = new Map(memories.map((m) => [m.key, m]));
+      const result = { created: 0, updated: 0, unchanged: 0 };
+      await repo.transaction(async (tx) => {
+        for (const item of byKey.values()) {
+          const fields: MemoryFields = {
+            key: item.key,
+            data: item.data,
+            memoryType: item.memory_type,
+            url: item.url ?? null,
+            frequencyDescription: item.frequency_description ?? null,
+          };
+          const existing = await repo.findActiveByKey(userId, item.key, tx);
+          if (!existing) {
+            await repo.create(userId, { ...fields, source: 'import' }, tx);
+            result.created++;
+          } else if (
+            existing.data !== fields.data ||
+            existing.memoryType !== fields.memoryType ||
+            existing.url !== fields.url ||
+            existing.frequencyDescription !== fields.frequencyDescription
+          ) {
+            await repo.update(existing.id, fields, tx);
+            result.updated++;
+          } else {
+            result.unchanged++;
+          }
+        }
+      });
+      return result;
+    },
+  };
+}
+
+export type MemoriesService = ReturnType<typeof createMemoriesService>;
