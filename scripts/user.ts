@@ -11,10 +11,10 @@ await runCli(async () => {
     console.error(USAGE);
     return 2;
   }
-  const { db } = await openCli();
+  const { db, accounts } = await openCli();
   try {
     if (command === 'list') {
-      const users = await db.prisma.user.findMany({ orderBy: { id: 'asc' }, include: { emailAddresses: true } });
+      const users = await accounts.listUsers();
       if (!users.length) console.log('No users yet.');
       for (const u of users) {
         const verified = u.emailAddresses.find((e) => e.email === u.email)?.verified ? 'verified' : 'unverified';
@@ -22,9 +22,9 @@ await runCli(async () => {
       }
       return 0;
     }
-    const user = await db.prisma.user.findUnique({ where: { email: (email ?? '').trim().toLowerCase() } });
+    const user = await accounts.findUserByEmail((email ?? '').trim().toLowerCase());
     if (!user) throw new Error(`no user with the email ${email}`);
-    await db.prisma.user.update({ where: { id: user.id }, data: { isAdmin: command === 'promote' } });
+    await accounts.setAdmin(user.id, command === 'promote');
     console.log(
       command === 'promote' ? `${user.email} is now an administrator.` : `${user.email} is no longer an administrator.`,
     );

@@ -8,6 +8,7 @@ export async function openCli() {
   const { openDatabase } = await import('../../apps/server/src/db/database.ts');
   const { createInvitesRepo } = await import('../../apps/server/src/modules/invites/invites.repo.ts');
   const { createInvitesService } = await import('../../apps/server/src/modules/invites/invites.service.ts');
+  const { createAccountsRepo } = await import('../../apps/server/src/modules/accounts/accounts.repo.ts');
   const db = await openDatabase(config.db);
   await db.migrate();
   const invites = createInvitesService({
@@ -15,7 +16,7 @@ export async function openCli() {
     clock: systemClock,
     publicUrl: config.publicUrl,
   });
-  return { config, db, invites };
+  return { config, db, invites, accounts: createAccountsRepo(db.prisma) };
 }
 
 /** Runs a command, printing errors without a stack trace, and exits with its status. */

@@ -26,6 +26,8 @@ export function createAccountsRepo(prisma: PrismaClient) {
       return rows[0] ? { user: rows[0].user, address: rows[0] as EmailRow } : null;
     },
     countUsers: (tx: Tx = prisma) => tx.user.count(),
+    listUsers: (tx: Tx = prisma) => tx.user.findMany({ orderBy: { id: 'asc' }, include: { emailAddresses: true } }),
+    setAdmin: (id: number, isAdmin: boolean, tx: Tx = prisma) => tx.user.update({ where: { id }, data: { isAdmin } }),
     createUser(data: { email: string; passwordHash: string | null }, tx: Tx = prisma) {
       return tx.user.create({
         data: { ...data, emailAddresses: { create: { email: data.email, primary: true, verified: false } } },
