@@ -11,6 +11,7 @@ import { ResetPasswordPage } from '../features/auth/ResetPasswordPage.tsx';
 import { SignupPage } from '../features/auth/SignupPage.tsx';
 import { VerifyEmailPage } from '../features/auth/VerifyEmailPage.tsx';
 import { HomePage } from '../features/home/HomePage.tsx';
+import { MemoriesPage } from '../features/memories/MemoriesPage.tsx';
 import { NotFoundPage } from '../features/not-found/NotFoundPage.tsx';
 import * as S from '../features/placeholders/screens.tsx';
 import { Layout } from './Layout.tsx';
@@ -39,7 +40,7 @@ export const routes: RouteObject[] = [
       { path: '/guest-tour', element: <S.GuestTourScreen /> },
       { path: '/demo-tour', element: signedIn(<S.DemoTourScreen />) },
       { path: '/onboarding', element: signedIn(<S.OnboardingScreen />) },
-      { path: '/memories', element: signedIn(<S.MemoriesScreen />) },
+      { path: '/memories', element: signedIn(<MemoriesPage />) },
       { path: '/resources', element: signedIn(<S.ResourcesScreen />) },
       { path: '/resources/daily-message/:id', element: signedIn(<S.DailyMessageScreen />) },
       { path: '/resources/research/:id', element: signedIn(<S.ResearchScreen />) },

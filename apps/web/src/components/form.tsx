@@ -1,6 +1,14 @@
-// Form state and labelled fields shared by the account screens.
-import { type InputHTMLAttributes, type ReactNode, useId, useState } from 'react';
-import type { FormErrors } from './validation.ts';
+// Form state and labelled fields shared by the app's forms.
+import {
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+  useId,
+  useState,
+} from 'react';
+
+export type FormErrors<K extends string> = Partial<Record<K, string>>;
 
 /**
  * Values and errors of a small form. Client errors show after the first submit and then follow
@@ -64,55 +72,35 @@ export function useForm<K extends string>(
   };
 }
 
-export interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'id' | 'value' | 'onChange'> {
+interface FieldFrame {
   id: string;
   label: string;
-  value: string;
-  onChange: (value: string) => void;
   error?: string;
   hint?: ReactNode;
-  /** Shown under the input, e.g. a "Forgot your password?" link. */
+  /** Shown under the control, e.g. a "Forgot your password?" link. */
   after?: ReactNode;
 }
 
-export function Field({ id, label, error, hint, after, onChange, type = 'text', ...input }: FieldProps) {
-  const [revealed, setRevealed] = useState(false);
-  const isPassword = type === 'password';
+/** The label, error and hint around one control; `control` gets the ARIA attributes that tie them together. */
+function FieldShell({
+  id,
+  label,
+  error,
+  hint,
+  after,
+  control,
+}: FieldFrame & {
+  control: (aria: { 'aria-invalid'?: true; 'aria-describedby'?: string }) => ReactNode;
+}) {
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
   const describedBy = [error ? errorId : null, hint ? hintId : null].filter(Boolean).join(' ') || undefined;
-  const control = (
-    <input
-      id={id}
-      className="input"
-      type={isPassword && revealed ? 'text' : type}
-      aria-invalid={error ? true : undefined}
-      aria-describedby={describedBy}
-      onChange={(event) => onChange(event.target.value)}
-      {...input}
-    />
-  );
   return (
     <div className="field">
       <label htmlFor={id} className="field-label">
         {label}
       </label>
-      {isPassword ? (
-        <div className="password-input">
-          {control}
-          <button
-            type="button"
-            className="password-toggle"
-            aria-controls={id}
-            onClick={() => setRevealed((shown) => !shown)}
-          >
-            {revealed ? 'Hide' : 'Show'}
-            <span className="visually-hidden"> {label.toLowerCase()}</span>
-          </button>
-        </div>
-      ) : (
-        control
-      )}
+      {control({ 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy })}
       {error && (
         <p id={errorId} className="field-error" role="alert">
           {error}
@@ -125,6 +113,111 @@ export function Field({ id, label, error, hint, after, onChange, type = 'text', 
       )}
       {after}
     </div>
+  );
+}
+
+export interface FieldProps
+  extends FieldFrame,
+    Omit<InputHTMLAttributes<HTMLInputElement>, 'id' | 'value' | 'onChange'> {
+  value: string;
+  onChange: (value: string) => void;
+}
+
+export function Field({ id, label, error, hint, after, onChange, type = 'text', ...input }: FieldProps) {
+  const [revealed, setRevealed] = useState(false);
+  const isPassword = type === 'password';
+  return (
+    <FieldShell
+      id={id}
+      label={label}
+      error={error}
+      hint={hint}
+      after={after}
+      control={(aria) => {
+        const control = (
+          <input
+            id={id}
+            className="input"
+            type={isPassword && revealed ? 'text' : type}
+            {...aria}
+            onChange={(event) => onChange(event.target.value)}
+            {...input}
+          />
+        );
+        if (!isPassword) return control;
+        return (
+          <div className="password-input">
+            {control}
+            <button
+              type="button"
+              className="password-toggle"
+              aria-controls={id}
+              onClick={() => setRevealed((shown) => !shown)}
+            >
+              {revealed ? 'Hide' : 'Show'}
+              <span className="visually-hidden"> {label.toLowerCase()}</span>
+            </button>
+          </div>
+        );
+      }}
+    />
+  );
+}
+
+export interface TextAreaFieldProps
+  extends FieldFrame,
+    Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'id' | 'value' | 'onChange'> {
+  value: string;
+  onChange: (value: string) => void;
+}
+
+export function TextAreaField({ id, label, error, hint, after, onChange, ...textarea }: TextAreaFieldProps) {
+  return (
+    <FieldShell
+      id={id}
+      label={label}
+      error={error}
+      hint={hint}
+      after={after}
+      control={(aria) => (
+        <textarea
+          id={id}
+          className="input"
+          {...aria}
+          onChange={(event) => onChange(event.target.value)}
+          {...textarea}
+        />
+      )}
+    />
+  );
+}
+
+export interface SelectFieldProps
+  extends FieldFrame,
+    Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id' | 'value' | 'onChange'> {
+  value: string;
+  onChange: (value: string) => void;
+  options: readonly { value: string; label: string }[];
+}
+
+export function SelectField({ id, label, error, hint, after, onChange, options, ...select }: SelectFieldProps) {
+  return (
+    <FieldShell
+      id={id}
+      label={label}
+      error={error}
+      hint={hint}
+      after={after}
+      control={(aria) => (
+        <select id={id} className="input" {...aria} onChange={(event) => onChange(event.target.value)} {...select}>
+          {options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      )}
+    />
   );
 }
 

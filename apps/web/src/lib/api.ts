@@ -82,3 +82,21 @@ export async function apiRequest<S extends z.ZodType>(path: string, schema: S, o
   if (!parsed.success) throw new ApiError(GENERIC_ERROR, response.status, 'invalid_response');
   return parsed.data as z.infer<S>;
 }
+
+/** The server's own message when it sent one (not for network failures or a drifting response). */
+export function serverMessage(err: unknown): string | undefined {
+  if (!(err instanceof ApiError) || !err.code) return undefined;
+  if (err.code === 'network_error' || err.code === 'invalid_response') return undefined;
+  return err.message;
+}
+
+/** The first server message of each of `fields`. */
+export function serverFieldErrors<K extends string>(err: unknown, fields: readonly K[]): Partial<Record<K, string>> {
+  const out: Partial<Record<K, string>> = {};
+  if (!(err instanceof ApiError) || !err.fieldErrors) return out;
+  for (const field of fields) {
+    const message = err.fieldErrors[field]?.[0];
+    if (message) out[field] = message;
+  }
+  return out;
+}

@@ -149,14 +149,14 @@ describe('delete and restore', () => {
     expect((await browser.get(M)).json().count).toBe(1);
   });
 
-  it('deletes without a reason, and deleting twice changes nothing', async () => {
+  it('deletes without a reason; deleting a deleted memory removes it for good', async () => {
     const { browser } = await signedInUser(t);
     const { id } = (await browser.post(M, { key: 'x', data: 'y' })).json();
     expect((await browser.delete(`${M}${id}/`)).statusCode).toBe(204);
-    const first = (await browser.get(`${M}${id}/`)).json();
-    expect(first.deleted_reason).toBeNull();
-    expect((await browser.delete(`${M}${id}/`, { reason: 'again' })).statusCode).toBe(204);
-    expect((await browser.get(`${M}${id}/`)).json()).toEqual(first);
+    expect((await browser.get(`${M}${id}/`)).json().deleted_reason).toBeNull();
+    expect((await browser.delete(`${M}${id}/`)).statusCode).toBe(204);
+    expect((await browser.get(`${M}${id}/`)).statusCode).toBe(404);
+    expect((await browser.get(`${M}?show_deleted=true`)).json().count).toBe(0);
   });
 });
 

@@ -104,10 +104,11 @@ export function createMemoriesService({ repo, clock }: { repo: MemoriesRepo; clo
       return change(userId, id, fields, patch.restore_deleted);
     },
 
-    /** Soft delete; deleting a deleted memory changes nothing. */
+    /** The first delete is soft (restorable); deleting a deleted memory removes it for good. */
     async remove(userId: number, id: number, reason?: string) {
       const row = await owned(userId, id);
-      if (!row.deletedAt) await repo.update(id, { deletedAt: clock.now(), deletedReason: reason || null });
+      if (row.deletedAt) await repo.purge(id);
+      else await repo.update(id, { deletedAt: clock.now(), deletedReason: reason || null });
     },
 
     async exportAll(userId: number): Promise<TMemoryExport> {

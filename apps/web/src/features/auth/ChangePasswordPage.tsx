@@ -1,9 +1,9 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
+import { Field, useForm } from '../../components/form.tsx';
 import { AuthCard, StatusCard } from './AuthCard.tsx';
 import { changePassword, errorMessages, fieldErrors, RATE_LIMITED_MESSAGE } from './allauth.ts';
 import { useAuth } from './auth-context.tsx';
-import { Field, useForm } from './form.tsx';
 import { PASSWORD_HINT, validateChangePassword } from './validation.ts';
 
 export const CHANGE_REDIRECT_MS = 3_000;

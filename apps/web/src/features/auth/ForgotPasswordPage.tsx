@@ -1,10 +1,10 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { ApiError } from '../../lib/api.ts';
+import { Field, FormError, useForm } from '../../components/form.tsx';
+import { ApiError, serverFieldErrors } from '../../lib/api.ts';
 import { AuthCard, StatusCard } from './AuthCard.tsx';
 import { RATE_LIMITED_MESSAGE } from './allauth.ts';
-import { requestPasswordReset, serverFieldErrors } from './api.ts';
-import { Field, FormError, useForm } from './form.tsx';
+import { requestPasswordReset } from './api.ts';
 import { validateEmailForm } from './validation.ts';
 
 export const RESET_REDIRECT_MS = 3_000;

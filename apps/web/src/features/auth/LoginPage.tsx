@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
+import { Field, FormError, useForm } from '../../components/form.tsx';
 import { AuthCard } from './AuthCard.tsx';
 import {
   type AllauthResponse,
@@ -11,7 +12,6 @@ import {
   RATE_LIMITED_MESSAGE,
 } from './allauth.ts';
 import { useAuth } from './auth-context.tsx';
-import { Field, FormError, useForm } from './form.tsx';
 import { rememberedPath } from './redirect.ts';
 import { validateLogin } from './validation.ts';
 

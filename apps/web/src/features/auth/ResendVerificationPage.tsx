@@ -1,10 +1,10 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
-import { ApiError } from '../../lib/api.ts';
+import { Field, FormError, useForm } from '../../components/form.tsx';
+import { ApiError, serverFieldErrors } from '../../lib/api.ts';
 import { AuthCard, StatusCard } from './AuthCard.tsx';
 import { RATE_LIMITED_MESSAGE } from './allauth.ts';
-import { resendVerification, serverFieldErrors } from './api.ts';
-import { Field, FormError, useForm } from './form.tsx';
+import { resendVerification } from './api.ts';
 import { validateEmailForm } from './validation.ts';
 
 export const RESEND_FAILED = 'Failed to resend verification email.';

@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
+import { Field, FormError, useForm } from '../../components/form.tsx';
 import { AuthCard, StatusCard } from './AuthCard.tsx';
 import {
   checkPasswordResetKey,
@@ -9,7 +10,6 @@ import {
   RATE_LIMITED_MESSAGE,
   resetPassword,
 } from './allauth.ts';
-import { Field, FormError, useForm } from './form.tsx';
 import { PASSWORD_HINT, validateNewPassword } from './validation.ts';
 
 export const RESET_LINK_INVALID = 'This reset link is invalid or has expired.';

@@ -1,10 +1,11 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import { Field, FormError, useForm } from '../../components/form.tsx';
+import { serverFieldErrors, serverMessage } from '../../lib/api.ts';
 import { AuthCard } from './AuthCard.tsx';
 import { invalidateSession } from './allauth.ts';
-import { serverFieldErrors, serverMessage, signup } from './api.ts';
+import { signup } from './api.ts';
 import { useAuth } from './auth-context.tsx';
-import { Field, FormError, useForm } from './form.tsx';
 import { PASSWORD_HINT, type SignupField, validateSignup } from './validation.ts';
 
 export const SIGNUP_FAILED = 'Signup failed. Please check your information and try again.';

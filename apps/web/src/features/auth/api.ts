@@ -7,7 +7,7 @@ import {
   ZUserMe,
 } from '@daybook/contracts';
 import { z } from 'zod';
-import { ApiError, apiRequest } from '../../lib/api.ts';
+import { apiRequest } from '../../lib/api.ts';
 
 const ZDetailResponse = z.object({ detail: z.string() });
 
@@ -26,21 +26,3 @@ export const getMe = (signal?: AbortSignal) => apiRequest('/api/users/me/', ZUse
 
 export const updateMe = (body: TUpdateUserMeRequest) =>
   apiRequest('/api/users/me/', ZUserMe, { method: 'PATCH', body });
-
-/** The server's own message when it sent one (not for network failures or a drifting response). */
-export function serverMessage(err: unknown): string | undefined {
-  if (!(err instanceof ApiError) || !err.code) return undefined;
-  if (err.code === 'network_error' || err.code === 'invalid_response') return undefined;
-  return err.message;
-}
-
-/** The first server message of each of `fields`. */
-export function serverFieldErrors<K extends string>(err: unknown, fields: readonly K[]): Partial<Record<K, string>> {
-  const out: Partial<Record<K, string>> = {};
-  if (!(err instanceof ApiError) || !err.fieldErrors) return out;
-  for (const field of fields) {
-    const message = err.fieldErrors[field]?.[0];
-    if (message) out[field] = message;
-  }
-  return out;
-}

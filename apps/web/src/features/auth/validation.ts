@@ -1,8 +1,7 @@
 // Client-side checks of the account forms, with the spec's exact messages. The email and signup
 // rules come from the contracts the server validates with.
 import { PASSWORD_MIN_LENGTH, ZPasswordResetRequest, ZSignupRequest } from '@daybook/contracts';
-
-export type FormErrors<K extends string> = Partial<Record<K, string>>;
+import type { FormErrors } from '../../components/form.tsx';
 
 export const MESSAGES = {
   passwordRequired: 'Password is required',

@@ -8,9 +8,6 @@ export const ChatScreen = () => <Placeholder title="Chat" subtitle="Talk with yo
 export const OnboardingScreen = () => (
   <Placeholder title="Getting to know you" subtitle="A short conversation so your assistant can help from day one." />
 );
-export const MemoriesScreen = () => (
-  <Placeholder title="Your Memories" subtitle="Manage what your assistant remembers about you." />
-);
 export const ResourcesScreen = () => (
   <Placeholder title="Your Resources" subtitle="View your daily messages and web research reports." />
 );

@@ -1,0 +1,111 @@
+import { type TMemoryImportResult, ZMemoryImport } from '@daybook/contracts';
+import { type ChangeEvent, useId, useRef, useState } from 'react';
+import { ApiError } from '../../lib/api.ts';
+import { importMemories } from './api.ts';
+
+export const IMPORT_INVALID = 'That file is not a Daybook memories export.';
+export const IMPORT_FAILED = 'Failed to import memories. Please try again.';
+const MAX_DETAILS = 3;
+
+export const importSummary = ({ created, updated, unchanged }: TMemoryImportResult) =>
+  `Imported: ${created} new, ${updated} updated, ${unchanged} unchanged.`;
+
+export interface ImportProblem {
+  message: string;
+  details: string[];
+}
+
+/** "memories.3.key" reads as "Memory 4 (key)". */
+function placeOf(path: string): string {
+  const match = /^memories\.(\d+)(?:\.(.+))?$/.exec(path);
+  if (!match) return path;
+  return `Memory ${Number(match[1]) + 1}${match[2] ? ` (${match[2]})` : ''}`;
+}
+
+function describe(problems: [path: string, message: string][]): string[] {
+  const lines = problems
+    .slice(0, MAX_DETAILS)
+    .map(([path, message]) => (path ? `${placeOf(path)}: ${message}` : message));
+  const more = problems.length - MAX_DETAILS;
+  if (more > 0) lines.push(`…and ${more} more ${more === 1 ? 'problem' : 'problems'}.`);
+  return lines;
+}
+
+/** The file checked with the import contract before it is sent; the server checks it again. */
+function readExport(text: string): { body: unknown } | ImportProblem {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { message: IMPORT_INVALID, details: ['The file is not valid JSON.'] };
+  }
+  const body = Array.isArray(parsed) ? { memories: parsed } : parsed;
+  const result = ZMemoryImport.safeParse(body);
+  if (result.success) return { body };
+  return {
+    message: IMPORT_INVALID,
+    details: describe(result.error.issues.map((issue) => [issue.path.join('.'), issue.message])),
+  };
+}
+
+function problemOf(err: unknown): ImportProblem {
+  if (err instanceof ApiError && err.status === 400) {
+    const fields = Object.entries(err.fieldErrors ?? {}).flatMap(([path, messages]) =>
+      messages.map((message): [string, string] => [path, message]),
+    );
+    return { message: IMPORT_INVALID, details: fields.length ? describe(fields) : [err.message] };
+  }
+  return { message: IMPORT_FAILED, details: [] };
+}
+
+export interface ImportButtonProps {
+  onImported: (result: TMemoryImportResult) => void;
+  onFailed: (problem: ImportProblem) => void;
+}
+
+/** Picks an export file (.json) and sends it to the import call. */
+export function ImportButton({ onImported, onFailed }: ImportButtonProps) {
+  const inputId = useId();
+  const inputRef = useRef<HTMLInputElement>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function onChange(event: ChangeEvent<HTMLInputElement>) {
+    const file = event.target.files?.[0];
+    // Cleared so that choosing the same file again is a new change.
+    event.target.value = '';
+    if (!file) return;
+    setBusy(true);
+    try {
+      const read = readExport(await file.text());
+      if (!('body' in read)) {
+        onFailed(read);
+        return;
+      }
+      onImported(await importMemories(read.body));
+    } catch (err) {
+      onFailed(problemOf(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <>
+      <label htmlFor={inputId} className="visually-hidden">
+        Import memories from a file
+      </label>
+      <input
+        ref={inputRef}
+        id={inputId}
+        type="file"
+        accept=".json,application/json"
+        className="visually-hidden"
+        tabIndex={-1}
+        onChange={(event) => void onChange(event)}
+      />
+      <button type="button" className="btn btn-secondary" disabled={busy} onClick={() => inputRef.current?.click()}>
+        {busy ? 'Importing...' : 'Import'}
+      </button>
+    </>
+  );
+}
