@@ -62,6 +62,7 @@ export function createMemoriesRepo(prisma: PrismaClient) {
       fields: MemoryFields & { source: string; sourceMessageId?: number | null },
       tx: Tx = prisma,
     ) => tx.memory.create({ data: { userId, ...fields } }),
+    purge: (id: number, tx: Tx = prisma) => tx.memory.delete({ where: { id } }),
     update: (
       id: number,
       fields: Partial<MemoryFields> & { deletedAt?: Date | null; deletedReason?: string | null },

@@ -32,7 +32,7 @@ function useMemoryView() {
   const [params, setParams] = useSearchParams();
   const view = readView(params);
   const change = useCallback(
-    (changes: Partial<MemoryView>, { replace = false } = {}) =>
+    (changes: Partial<MemoryView>, { replace = false, flushSync = false } = {}) =>
       setParams(
         (previous) => {
           const next = { ...readView(previous), ...changes };
@@ -45,7 +45,7 @@ function useMemoryView() {
           if (next.page > 1) out.set('page', String(next.page));
           return out;
         },
-        { replace },
+        { replace, flushSync },
       ),
     [setParams],
   );
@@ -126,7 +126,8 @@ export function useMemories() {
     loadFailed,
     dismissLoadFailure: () => setLoadFailed(false),
     setPage: (next: number) => change({ page: next }),
-    setShowDeleted: (next: boolean) => change({ showDeleted: next, page: 1 }),
+    // Synchronously, so the controlled checkbox never shows its old state while the URL changes.
+    setShowDeleted: (next: boolean) => change({ showDeleted: next, page: 1 }, { flushSync: true }),
     /** Typing is not worth a history entry each time. */
     setSearch: (next: string) => change({ search: next.trim(), page: 1 }, { replace: true }),
     /** Where new memories appear (newest first). */
