@@ -44,29 +44,41 @@ async function migrate() {
   }
 }
 
+/** The SQL that takes the migrations to prisma/schema.prisma, or null when they already match. */
+async function pendingSql(engine: Parameters<Parameters<typeof withSchemaEngine>[0]>[0]) {
+  const migrationsList = await readMigrationList();
+  const from = migrationsList.migrationDirectories.length
+    ? ({ tag: 'migrations', ...migrationsList } as const)
+    : ({ tag: 'empty' } as const);
+  const result = await engine.diff({
+    from,
+    to: { tag: 'schemaDatamodel', ...(await readSchema()) },
+    script: true,
+    exitCode: true,
+    filters: NO_FILTER,
+  });
+  return {
+    count: migrationsList.migrationDirectories.length,
+    sql: result.exitCode === 0 ? null : (result.stdout ?? ''),
+  };
+}
+
+// Like `prisma migrate diff --from-migrations --to-schema --script`: the engine's createMigration
+// path misreads partial indexes when it introspects PGlite, while diff renders them correctly.
 async function createMigration(name: string | undefined) {
   if (!name || !/^[a-z0-9_]+$/.test(name)) {
     throw new Error('usage: npm run db:new -- <name>   (lowercase letters, digits and underscores)');
   }
   await withSchemaEngine(async (engine) => {
-    const migrationsList = await readMigrationList();
-    await engine.applyMigrations({ migrationsList, filters: NO_FILTER });
-    const diagnostic = await engine.devDiagnostic({ migrationsList, filters: NO_FILTER });
-    if (diagnostic.action.tag === 'reset') throw new Error(`Migrations are inconsistent: ${diagnostic.action.reason}`);
-    const out = await engine.createMigration({
-      draft: false,
-      migrationName: name,
-      migrationsList,
-      schema: await readSchema(),
-      filters: NO_FILTER,
-    });
-    if (!out.migrationScript) {
+    const { sql } = await pendingSql(engine);
+    if (!sql) {
       console.log('The schema matches the migrations: nothing to create.');
       return;
     }
-    const dir = path.join(MIGRATIONS_DIR, out.generatedMigrationName);
+    const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
+    const dir = path.join(MIGRATIONS_DIR, `${stamp}_${name}`);
     await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, 'migration.sql'), out.migrationScript);
+    await writeFile(path.join(dir, 'migration.sql'), sql);
     await writeFile(path.join(MIGRATIONS_DIR, 'migration_lock.toml'), LOCKFILE);
     console.log(`Created ${path.relative(ROOT, dir)}/migration.sql`);
   });
@@ -74,23 +86,13 @@ async function createMigration(name: string | undefined) {
 
 async function check() {
   await withSchemaEngine(async (engine) => {
-    const migrationsList = await readMigrationList();
-    const from = migrationsList.migrationDirectories.length
-      ? ({ tag: 'migrations', ...migrationsList } as const)
-      : ({ tag: 'empty' } as const);
-    const result = await engine.diff({
-      from,
-      to: { tag: 'schemaDatamodel', ...(await readSchema()) },
-      script: true,
-      exitCode: true,
-      filters: NO_FILTER,
-    });
-    if (result.exitCode === 0) {
-      console.log(`Migrations match prisma/schema.prisma (${migrationsList.migrationDirectories.length} migrations).`);
+    const { count, sql } = await pendingSql(engine);
+    if (!sql) {
+      console.log(`Migrations match prisma/schema.prisma (${count} migrations).`);
       return;
     }
     console.error('prisma/schema.prisma differs from the migrations. Run `npm run db:new -- <name>`. Missing SQL:\n');
-    console.error(result.stdout);
+    console.error(sql);
     process.exitCode = 1;
   });
 }

@@ -52,7 +52,7 @@ describe('serving the web app in production', () => {
   it.each([
     ['GET', '/api/nothing-here/'],
     ['GET', '/api'],
-    ['POST', '/api/memories/'],
+    ['POST', '/api/nothing-here/'],
     ['GET', '/assets/missing-123.js'],
     ['POST', '/memories'],
   ])('answers %s %s with a JSON 404, never the page', async (method, url) => {
