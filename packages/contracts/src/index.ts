@@ -3,3 +3,4 @@ export * from './common.ts';
 export * from './health.ts';
 export * from './memories.ts';
 export * from './site.ts';
+export * from './chat.ts';

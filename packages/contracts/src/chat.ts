@@ -1,0 +1,100 @@
+// The chat protocol: JSON over the WebSockets /ws/chat/ and /ws/onboarding/, and chat history over
+// HTTP. Every message type is defined here once; server and web parse with these schemas.
+import { z } from 'zod';
+
+export const CHAT_TEXT_MAX = 8000;
+export const CHAT_HISTORY_SIZE = 50;
+
+/** WebSocket close codes the client's reconnect policy keys on. */
+export const CLOSE_CODES = { normal: 1000, policyViolation: 1008, tryAgainLater: 1013 } as const;
+
+export const ZAuthorType = z.enum(['human', 'assistant', 'system']);
+export type TAuthorType = z.infer<typeof ZAuthorType>;
+
+/** The spec's message types. */
+export const ZMessageType = z.enum([
+  'message',
+  'markdown',
+  'research_report',
+  'system_message',
+  'redirect',
+  'task_notification',
+  'task_notification_final',
+]);
+export type TMessageType = z.infer<typeof ZMessageType>;
+
+export const ZChatMessage = z.object({
+  author_type: ZAuthorType,
+  message_type: ZMessageType,
+  raw_text: z.string(),
+  /** Stored messages have an id; transient ones (task notifications) have null. */
+  message_id: z.number().int().nullable(),
+  /** ISO 8601. */
+  timestamp: z.string(),
+  /** Where a redirect message sends the client. */
+  url: z.string().optional(),
+  /** On the final markdown message of a streamed reply: the stream it completes. */
+  stream_id: z.string().optional(),
+});
+export type TChatMessage = z.infer<typeof ZChatMessage>;
+
+// ---- additive server → client types (documented in README "Chat protocol") ----
+
+/** Sent once right after connecting: the most recent messages, oldest first. */
+export const ZHistoryEvent = z.object({
+  message_type: z.literal('history'),
+  messages: z.array(ZChatMessage),
+  has_more: z.boolean(),
+});
+
+/** A piece of an assistant reply while it is generated; the final `markdown` message carries the same stream_id. */
+export const ZStreamEvent = z.object({
+  message_type: z.literal('stream'),
+  author_type: z.literal('assistant'),
+  stream_id: z.string(),
+  /** The new text only; append it to what came before. */
+  raw_text: z.string(),
+});
+
+/** The server could not accept what the client sent; the connection stays open. */
+export const ZErrorEvent = z.object({
+  message_type: z.literal('error'),
+  author_type: z.literal('system'),
+  code: z.enum(['invalid_json', 'invalid_message', 'empty_message', 'message_too_long', 'rate_limited']),
+  raw_text: z.string(),
+});
+
+export const ZServerEvent = z.union([ZChatMessage, ZHistoryEvent, ZStreamEvent, ZErrorEvent]);
+export type TServerEvent = z.infer<typeof ZServerEvent>;
+
+// ---- client → server ----
+
+export const ZClientMessage = z.object({
+  author_type: z.literal('human'),
+  message_type: z.literal('message'),
+  raw_text: z.string(),
+  timestamp: z.string().optional(),
+});
+export type TClientMessage = z.infer<typeof ZClientMessage>;
+
+// ---- HTTP: older history ----
+
+/** GET /api/chat/messages/?before=<message_id>&limit=<n>&channel=chat|onboarding */
+export const ZChatHistoryQuery = z.object({
+  before: z.coerce.number().int().positive().optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(CHAT_HISTORY_SIZE),
+  channel: z.enum(['chat', 'onboarding']).default('chat'),
+});
+
+export const ZChatHistoryPage = z.object({ results: z.array(ZChatMessage), has_more: z.boolean() });
+export type TChatHistoryPage = z.infer<typeof ZChatHistoryPage>;
+
+/** The body of a research_report message (raw_text is this, as JSON). */
+export const ZResearchReport = z.object({
+  query: z.string().optional(),
+  introduction: z.string().optional(),
+  report: z.string(),
+  conclusion: z.string().optional(),
+  sources: z.array(z.object({ url: z.string(), title: z.string().optional() })).default([]),
+});
+export type TResearchReport = z.infer<typeof ZResearchReport>;
