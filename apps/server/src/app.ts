@@ -12,6 +12,12 @@ import allauthRoutes from './modules/accounts/allauth.routes.ts';
 import productAuthRoutes from './modules/accounts/product-auth.routes.ts';
 import { createRateLimiter } from './modules/accounts/rate-limit.ts';
 import { createSessionsService } from './modules/accounts/sessions.service.ts';
+import { createLearningService } from './modules/assistant/learning.service.ts';
+import { createLlm, type Llm } from './modules/assistant/llm.ts';
+import { createChatHub } from './modules/chat/chat.hub.ts';
+import { createChatRepo } from './modules/chat/chat.repo.ts';
+import chatRoutes from './modules/chat/chat.routes.ts';
+import { createChatService } from './modules/chat/chat.service.ts';
 import connectionsRoutes from './modules/connections/connections.routes.ts';
 import healthRoutes from './modules/health/health.routes.ts';
 import { createInvitesRepo } from './modules/invites/invites.repo.ts';
@@ -57,6 +63,8 @@ export interface AppDeps {
   db?: Database;
   mailer?: Mailer;
   clock?: Clock;
+  /** The model; `null` for none. Unset: made from config. */
+  llm?: Llm | null;
 }
 
 /** Builds the whole application. Never listens: server.ts does that. */
@@ -139,9 +147,26 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(productAuthRoutes, { accounts });
   await app.register(usersRoutes, { accounts });
   await app.register(invitesRoutes, { invites });
-  await app.register(memoriesRoutes, {
-    memories: createMemoriesService({ repo: createMemoriesRepo(prisma), clock }),
-    publicUrl: config.publicUrl,
+  const memoriesRepo = createMemoriesRepo(prisma);
+  const memories = createMemoriesService({ repo: memoriesRepo, clock });
+  await app.register(memoriesRoutes, { memories, publicUrl: config.publicUrl });
+
+  const llm = deps.llm === undefined ? createLlm(config.llm) : deps.llm;
+  if (!llm) app.log.warn('LLM_MODEL is not set: chat answers with a note on how to configure a model.');
+  const hub = createChatHub();
+  const chat = createChatService({
+    repo: createChatRepo(prisma),
+    hub,
+    llm,
+    learning: createLearningService({ llm, memories, memoriesRepo, log: app.log.child({ module: 'learning' }) }),
+    memoriesRepo,
+    clock,
+    log: app.log.child({ module: 'chat' }),
+  });
+  await app.register(chatRoutes, {
+    chat,
+    hub,
+    allowedOrigins: new Set([new URL(config.publicUrl).origin, ...config.csrfTrustedOrigins]),
   });
   await app.register(connectionsRoutes);
 

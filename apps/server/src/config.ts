@@ -71,6 +71,16 @@ const EnvSchema = z.object({
     .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
     .optional(),
   MAIL_FROM: z.string().min(3).default('Daybook <daybook@localhost>'),
+  LLM_BASE_URL: url.optional(),
+  LLM_API_KEY: z.string().min(1).optional(),
+  LLM_MODEL: z.string().min(1).optional(),
+  LLM_TIMEOUT_MS: z.coerce
+    .number({ error: 'must be a number of milliseconds' })
+    .int()
+    .min(1000)
+    .max(600_000)
+    .default(60_000),
+  LLM_MAX_RETRIES: z.coerce.number({ error: 'must be a whole number' }).int().min(0).max(10).default(2),
   CSRF_TRUSTED_ORIGINS: z
     .string()
     .transform((v) =>
@@ -119,6 +129,8 @@ export interface Config {
   /** Signs verification and reset keys. Unset: generated once and kept in DATA_DIR. */
   secretKey?: string;
   mail: { smtpUrl?: string; from: string };
+  /** Any OpenAI-compatible endpoint; `model` unset means no assistant is configured. */
+  llm: { baseUrl?: string; apiKey?: string; model?: string; timeoutMs: number; maxRetries: number };
   csrfTrustedOrigins: string[];
   db: { url?: string; dataDir: string; migrationsDir: string };
   web: { distDir: string; serve: boolean };
@@ -169,6 +181,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: e.TRUST_PROXY,
     secretKey: e.SECRET_KEY,
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    llm: {
+      baseUrl: e.LLM_BASE_URL,
+      apiKey: e.LLM_API_KEY,
+      model: e.LLM_MODEL,
+      timeoutMs: e.LLM_TIMEOUT_MS,
+      maxRetries: e.LLM_MAX_RETRIES,
+    },
     csrfTrustedOrigins: e.CSRF_TRUSTED_ORIGINS.map((o) => new URL(o).origin),
     db: { url: e.DATABASE_URL, dataDir: path.resolve(e.DATA_DIR), migrationsDir: path.resolve(e.MIGRATIONS_DIR) },
     web: { distDir: path.resolve(e.WEB_DIST_DIR), serve: e.NODE_ENV === 'production' },

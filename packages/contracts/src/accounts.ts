@@ -106,12 +106,18 @@ export const ZUserMe = z.object({
   email_verified: z.boolean(),
   is_admin: z.boolean(),
   is_daily_message_paused: z.boolean(),
+  /** "Learn from my chats": the assistant saves what it learns from messages as memories. */
+  learn_from_chats: z.boolean(),
+  onboarded: z.boolean(),
   date_joined: z.string(),
 });
 export type TUserMe = z.infer<typeof ZUserMe>;
 
 export const ZUpdateUserMeRequest = z
-  .object({ is_daily_message_paused: z.boolean({ error: 'Must be true or false.' }) })
+  .object({
+    is_daily_message_paused: z.boolean({ error: 'Must be true or false.' }),
+    learn_from_chats: z.boolean({ error: 'Must be true or false.' }),
+  })
   .partial()
   .strict();
 export type TUpdateUserMeRequest = z.infer<typeof ZUpdateUserMeRequest>;

@@ -1,6 +1,6 @@
 export * from './accounts.ts';
+export * from './chat.ts';
 export * from './common.ts';
 export * from './health.ts';
 export * from './memories.ts';
 export * from './site.ts';
-export * from './chat.ts';

@@ -66,6 +66,8 @@ export const USER_ME = {
   email_verified: true,
   is_admin: false,
   is_daily_message_paused: false,
+  learn_from_chats: true,
+  onboarded: false,
   date_joined: '2025-03-14T09:30:00.000Z',
 };
 

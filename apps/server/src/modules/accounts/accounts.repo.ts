@@ -38,7 +38,13 @@ export function createAccountsRepo(prisma: PrismaClient) {
       data: Partial<
         Pick<
           UserRow,
-          'passwordHash' | 'passwordChangedAt' | 'lastLoginAt' | 'isDailyMessagePaused' | 'isAdmin' | 'email'
+          | 'passwordHash'
+          | 'passwordChangedAt'
+          | 'lastLoginAt'
+          | 'isDailyMessagePaused'
+          | 'learnFromChats'
+          | 'isAdmin'
+          | 'email'
         >
       >,
       tx: Tx = prisma,

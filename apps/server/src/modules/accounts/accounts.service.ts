@@ -166,15 +166,17 @@ export function createAccountsService(deps: AccountsDeps) {
         email_verified: primary?.verified ?? false,
         is_admin: user.isAdmin,
         is_daily_message_paused: user.isDailyMessagePaused,
+        learn_from_chats: user.learnFromChats,
+        onboarded: user.onboardedAt !== null,
         date_joined: user.createdAt.toISOString(),
       };
     },
 
-    async updateSettings(user: UserRow, patch: { is_daily_message_paused?: boolean }) {
-      const updated =
-        patch.is_daily_message_paused === undefined
-          ? user
-          : await repo.updateUser(user.id, { isDailyMessagePaused: patch.is_daily_message_paused });
+    async updateSettings(user: UserRow, patch: { is_daily_message_paused?: boolean; learn_from_chats?: boolean }) {
+      const changes: Partial<UserRow> = {};
+      if (patch.is_daily_message_paused !== undefined) changes.isDailyMessagePaused = patch.is_daily_message_paused;
+      if (patch.learn_from_chats !== undefined) changes.learnFromChats = patch.learn_from_chats;
+      const updated = Object.keys(changes).length ? await repo.updateUser(user.id, changes) : user;
       return this.userMe(updated);
     },
 

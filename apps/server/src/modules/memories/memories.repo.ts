@@ -62,6 +62,44 @@ export function createMemoriesRepo(prisma: PrismaClient) {
       fields: MemoryFields & { source: string; sourceMessageId?: number | null },
       tx: Tx = prisma,
     ) => tx.memory.create({ data: { userId, ...fields } }),
+    /** Always-included facts: where the user lives, their name, their time zone. */
+    core: (userId: number, limit: number) =>
+      prisma.memory.findMany({
+        where: {
+          userId,
+          deletedAt: null,
+          OR: [
+            { memoryType: 'location' },
+            { key: { contains: 'name', mode: 'insensitive' } },
+            { key: { contains: 'time zone', mode: 'insensitive' } },
+            { key: { contains: 'timezone', mode: 'insensitive' } },
+          ],
+        },
+        orderBy: { updatedAt: 'desc' },
+        take: limit,
+      }),
+    /** The active memories that best match any word of `text`, by Postgres full-text ranking. */
+    relevant(userId: number, text: string, limit: number): Promise<MemoryRow[]> {
+      // Words only (letters and digits), so the tsquery syntax cannot be broken by user text.
+      const words = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])].slice(0, 40);
+      if (!words.length) return Promise.resolve([]);
+      const query = words.join(' | ');
+      return prisma.$queryRaw<MemoryRow[]>`
+        SELECT id, user_id AS "userId", key, data, memory_type AS "memoryType", url,
+               frequency_description AS "frequencyDescription", source, source_message_id AS "sourceMessageId",
+               created_at AS "createdAt", updated_at AS "updatedAt", deleted_at AS "deletedAt", deleted_reason AS "deletedReason"
+        FROM memories, to_tsquery('simple', ${query}) q
+        WHERE user_id = ${userId} AND deleted_at IS NULL
+          AND to_tsvector('simple', key || ' ' || data || ' ' || coalesce(frequency_description, '')) @@ q
+        ORDER BY ts_rank(to_tsvector('simple', key || ' ' || data || ' ' || coalesce(frequency_description, '')), q) DESC, id DESC
+        LIMIT ${limit}`;
+    },
+    recent: (userId: number, limit: number) =>
+      prisma.memory.findMany({
+        where: { userId, deletedAt: null },
+        orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
+        take: limit,
+      }),
     purge: (id: number, tx: Tx = prisma) => tx.memory.delete({ where: { id } }),
     update: (
       id: number,

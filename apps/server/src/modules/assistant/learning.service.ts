@@ -1,0 +1,181 @@
+// After each human turn, a separate call asks the model which facts to ADD, UPDATE or DELETE among
+// the user's memories, and applies them with provenance. Malformed output is ignored, never fatal.
+import { MEMORY_TYPES, type TMemoryType } from '@daybook/contracts';
+import type { FastifyBaseLogger } from 'fastify';
+import { z } from 'zod';
+import type { MemoriesRepo, MemoryRow } from '../memories/memories.repo.ts';
+import type { MemoriesService } from '../memories/memories.service.ts';
+import type { Llm } from './llm.ts';
+
+const TYPES = MEMORY_TYPES.map((t) => t.value) as [TMemoryType, ...TMemoryType[]];
+
+const ZOperation = z.object({
+  action: z.enum(['ADD', 'UPDATE', 'DELETE']),
+  id: z.number().int().nullable().optional(),
+  key: z.string().trim().min(1).max(200).optional(),
+  data: z.string().trim().min(1).max(10_000).optional(),
+  memory_type: z.enum(TYPES).catch('text').optional(),
+  frequency_description: z.string().trim().max(200).nullable().optional(),
+});
+type Operation = z.infer<typeof ZOperation>;
+
+export const EXTRACTION_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['operations'],
+  properties: {
+    operations: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['action', 'id', 'key', 'data', 'memory_type', 'frequency_description'],
+        properties: {
+          action: { type: 'string', enum: ['ADD', 'UPDATE', 'DELETE'] },
+          id: { type: ['integer', 'null'] },
+          key: { type: 'string' },
+          data: { type: 'string' },
+          memory_type: { type: 'string', enum: TYPES },
+          frequency_description: { type: ['string', 'null'] },
+        },
+      },
+    },
+  },
+} as const;
+
+const INSTRUCTIONS = `You maintain a list of durable facts about the user (their memories). Read the user's latest message and decide which memories to ADD, UPDATE or DELETE.
+- ADD only facts the user states about themselves that stay true for a while: interests, regular activities (with frequency_description, e.g. "every Saturday"), where they live (memory_type "location"), preferences, people in their life, websites to follow, their name and time zone.
+- UPDATE (with its id) a memory the message changes. DELETE (with its id) a memory the message says is no longer true, or that the user asks you to forget.
+- If the user asks you to remember something, ADD it. Never ADD something already in the list.
+- Keys are short labels ("home city", "climbing"); data is a short sentence about the user.
+- memory_type is one of: ${TYPES.join(', ')}.
+Return {"operations": []} when nothing should change.`;
+
+export interface LearnedChange {
+  action: 'ADD' | 'UPDATE' | 'DELETE';
+  key: string;
+  data: string;
+}
+
+export function createLearningService(deps: {
+  llm: Llm | null;
+  memories: MemoriesService;
+  memoriesRepo: MemoriesRepo;
+  log: FastifyBaseLogger;
+}) {
+  const { llm, memories, memoriesRepo, log } = deps;
+
+  function parse(raw: string): Operation[] {
+    let body: unknown;
+    try {
+      // Local models sometimes wrap JSON in a code fence.
+      body = JSON.parse(raw.replace(/^\s*```(?:json)?\s*|\s*```\s*$/g, ''));
+    } catch {
+      log.warn({ raw: raw.slice(0, 500) }, 'memory extraction: not JSON, ignored');
+      return [];
+    }
+    const list = (body as { operations?: unknown })?.operations;
+    if (!Array.isArray(list)) {
+      log.warn({ raw: raw.slice(0, 500) }, 'memory extraction: no operations list, ignored');
+      return [];
+    }
+    return list.flatMap((item) => {
+      const parsed = ZOperation.safeParse(item);
+      if (!parsed.success) log.warn({ item }, 'memory extraction: malformed operation, ignored');
+      return parsed.success ? [parsed.data] : [];
+    });
+  }
+
+  async function apply(
+    userId: number,
+    messageId: number,
+    ops: Operation[],
+    known: MemoryRow[],
+  ): Promise<LearnedChange[]> {
+    const changes: LearnedChange[] = [];
+    const byId = new Map(known.map((m) => [m.id, m]));
+    for (const op of ops) {
+      try {
+        if (op.action === 'ADD' && op.key && op.data) {
+          const same = await memoriesRepo.findActiveByKey(userId, op.key);
+          const duplicate = same ?? known.find((m) => m.data.toLowerCase() === op.data?.toLowerCase());
+          if (duplicate && duplicate.data.toLowerCase() === op.data.toLowerCase()) continue;
+          if (same) {
+            await memories.update(userId, same.id, {
+              data: op.data,
+              frequency_description: op.frequency_description ?? undefined,
+            });
+            changes.push({ action: 'UPDATE', key: op.key, data: op.data });
+            continue;
+          }
+          await memories.create(
+            userId,
+            {
+              key: op.key,
+              data: op.data,
+              memory_type: op.memory_type ?? 'text',
+              frequency_description: op.frequency_description ?? null,
+            },
+            { source: 'chat', sourceMessageId: messageId },
+          );
+          changes.push({ action: 'ADD', key: op.key, data: op.data });
+        } else if (op.action === 'UPDATE' && op.id && byId.has(op.id) && op.data) {
+          await memories.update(userId, op.id, {
+            data: op.data,
+            ...(op.memory_type ? { memory_type: op.memory_type } : {}),
+            ...(op.frequency_description !== undefined ? { frequency_description: op.frequency_description } : {}),
+          });
+          changes.push({ action: 'UPDATE', key: byId.get(op.id)?.key ?? '', data: op.data });
+        } else if (op.action === 'DELETE' && op.id && byId.has(op.id)) {
+          await memories.remove(userId, op.id, 'Removed by the assistant after a chat message');
+          const gone = byId.get(op.id);
+          changes.push({ action: 'DELETE', key: gone?.key ?? '', data: gone?.data ?? '' });
+        }
+      } catch (err) {
+        // One bad operation (say, a key clash) must not stop the others.
+        log.warn({ err, op }, 'memory extraction: operation not applied');
+      }
+    }
+    return changes;
+  }
+
+  return {
+    /** What the assistant learned from `text`; empty when learning is off or nothing changed. */
+    async learn(
+      user: { id: number; learnFromChats: boolean },
+      messageId: number,
+      text: string,
+    ): Promise<LearnedChange[]> {
+      if (!llm || !user.learnFromChats) return [];
+      const known = [...(await memoriesRepo.relevant(user.id, text, 25)), ...(await memoriesRepo.core(user.id, 10))];
+      const unique = [...new Map(known.map((m) => [m.id, m])).values()];
+      const list = unique.map((m) => ({ id: m.id, key: m.key, data: m.data, memory_type: m.memoryType }));
+      const raw = await llm.json(
+        [
+          { role: 'system', content: INSTRUCTIONS },
+          {
+            role: 'user',
+            content: `Existing memories:\n${JSON.stringify(list)}\n\nThe user's latest message:\n${text}`,
+          },
+        ],
+        'memory_operations',
+        EXTRACTION_SCHEMA as unknown as Record<string, unknown>,
+      );
+      return apply(user.id, messageId, parse(raw), unique);
+    },
+  };
+}
+
+export type LearningService = ReturnType<typeof createLearningService>;
+
+/** "Remembered: lives in Lisbon; Forgot: works at Acme" */
+export function describeChanges(changes: LearnedChange[]): string {
+  const remembered = changes.filter((c) => c.action !== 'DELETE').map((c) => c.data);
+  const forgot = changes.filter((c) => c.action === 'DELETE').map((c) => c.data);
+  return [
+    remembered.length ? `Remembered: ${remembered.join('; ')}` : '',
+    forgot.length ? `Forgot: ${forgot.join('; ')}` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}

@@ -1,0 +1,258 @@
+// The chat over real WebSockets against the real server, with an OpenAI-compatible fake model.
+import { type TServerEvent, ZChatHistoryPage, ZServerEvent } from '@daybook/contracts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { type FakeOpenAI, startFakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
+import { signedInUser } from '../../test/factories.ts';
+import { type Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
+import { NOT_CONFIGURED, UNAVAILABLE } from './chat.service.ts';
+
+let t: TestApp;
+let fake: FakeOpenAI;
+let wsBase = '';
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+  t = await createTestApp({
+    LLM_BASE_URL: fake.baseUrl,
+    LLM_MODEL: 'fake-model',
+    LLM_TIMEOUT_MS: '1500',
+    LLM_MAX_RETRIES: '0',
+  });
+  const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  wsBase = address.replace(/^http/, 'ws');
+});
+afterAll(async () => {
+  await t.close();
+  await fake.close();
+});
+beforeEach(() => {
+  fake.onChat((req) => ({ text: `You said: ${req.messages.at(-1)?.content}`, chunks: 3 }));
+  fake.onJson(() => ({ text: '{"operations":[]}' }));
+});
+
+interface Client {
+  ws: WebSocket;
+  events: TServerEvent[];
+  next(match: (e: TServerEvent) => boolean, timeoutMs?: number): Promise<TServerEvent>;
+  send(body: unknown): void;
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+function connect(browser: Browser | null, path = '/ws/chat/', origin = 'http://daybook.test'): Promise<Client> {
+  const cookie = browser ? [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ') : '';
+  const ws = new WebSocket(`${wsBase}${path}`, { headers: { cookie, origin } });
+  const events: TServerEvent[] = [];
+  const waiters: Array<() => void> = [];
+  ws.on('message', (data) => {
+    events.push(ZServerEvent.parse(JSON.parse(data.toString())));
+    for (const w of waiters.splice(0)) w();
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
+  const client: Client = {
+    ws,
+    events,
+    closed,
+    send: (body) => ws.send(typeof body === 'string' ? body : JSON.stringify(body)),
+    async next(match, timeoutMs = 5000) {
+      const until = Date.now() + timeoutMs;
+      let seen = 0;
+      for (;;) {
+        const found = events.slice(seen).find(match);
+        if (found) {
+          events.splice(events.indexOf(found), 1);
+          return found;
+        }
+        seen = 0;
+        if (Date.now() > until) throw new Error(`no matching event; got ${JSON.stringify(events)}`);
+        await new Promise<void>((r) => {
+          waiters.push(r);
+          setTimeout(r, 50);
+        });
+      }
+    },
+  };
+  return new Promise((resolve) => {
+    ws.on('open', () => resolve(client));
+    ws.on('unexpected-response', () => resolve(client));
+    ws.on('close', () => resolve(client));
+  });
+}
+
+const say = (text: string) => ({
+  author_type: 'human',
+  message_type: 'message',
+  raw_text: text,
+  timestamp: new Date().toISOString(),
+});
+const type = (t: string) => (e: TServerEvent) => e.message_type === t;
+
+describe('connecting', () => {
+  it('closes with 1008 without a session, or from a foreign origin', async () => {
+    expect(await (await connect(null)).closed).toMatchObject({ code: 1008, reason: 'Authentication required' });
+    const { browser } = await signedInUser(t);
+    expect(await (await connect(browser, '/ws/chat/', 'https://evil.example')).closed).toMatchObject({ code: 1008 });
+  });
+
+  it('sends the recent history first', async () => {
+    const { browser } = await signedInUser(t);
+    const first = await connect(browser);
+    const empty = await first.next(type('history'));
+    expect(empty).toEqual({ message_type: 'history', messages: [], has_more: false });
+    first.send(say('hello'));
+    await first.next((e) => e.message_type === 'markdown');
+    first.ws.close();
+
+    const again = await connect(browser);
+    const history = await again.next(type('history'));
+    expect(history.message_type === 'history' && history.messages.map((m) => [m.author_type, m.raw_text])).toEqual([
+      ['human', 'hello'],
+      ['assistant', 'You said: hello'],
+    ]);
+    again.ws.close();
+  });
+});
+
+describe('a turn', () => {
+  it('stores and echoes the human message with an id, streams the reply, and ends with markdown', async () => {
+    const { browser } = await signedInUser(t);
+    const c = await connect(browser);
+    await c.next(type('history'));
+    c.send(say('  What is on today?  '));
+    const echo = await c.next((e) => e.message_type === 'message');
+    expect(echo).toMatchObject({
+      author_type: 'human',
+      raw_text: 'What is on today?',
+      message_id: expect.any(Number),
+      timestamp: expect.any(String),
+    });
+    const deltas: string[] = [];
+    let streamId = '';
+    for (let i = 0; i < 3; i++) {
+      const part = await c.next(type('stream'));
+      if (part.message_type === 'stream') {
+        deltas.push(part.raw_text);
+        streamId = part.stream_id;
+      }
+    }
+    const final = await c.next(type('markdown'));
+    expect(final).toMatchObject({
+      author_type: 'assistant',
+      raw_text: 'You said: What is on today?',
+      stream_id: streamId,
+      message_id: expect.any(Number),
+    });
+    expect(deltas.join('')).toBe('You said: What is on today?');
+    c.ws.close();
+  });
+
+  it("sends every message to all of the user's open tabs, and to nobody else", async () => {
+    const { browser } = await signedInUser(t);
+    const other = await signedInUser(t);
+    const [a, b, stranger] = await Promise.all([connect(browser), connect(browser), connect(other.browser)]);
+    for (const c of [a, b, stranger]) await c.next(type('history'));
+    a.send(say('from tab A'));
+    await b.next((e) => e.message_type === 'message' && e.raw_text === 'from tab A');
+    await b.next(type('markdown'));
+    await a.next(type('markdown'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(stranger.events).toEqual([]);
+    for (const c of [a, b, stranger]) c.ws.close();
+  });
+
+  it('answers a model failure with a system message and keeps the human message', async () => {
+    fake.onChat(() => ({ status: 500 }));
+    const { browser } = await signedInUser(t);
+    const c = await connect(browser);
+    await c.next(type('history'));
+    c.send(say('are you there?'));
+    await c.next(type('message'));
+    expect(await c.next(type('system_message'))).toMatchObject({ author_type: 'system', raw_text: UNAVAILABLE });
+    const history = ZChatHistoryPage.parse((await browser.get('/api/chat/messages/')).json());
+    expect(history.results.map((m) => m.raw_text)).toEqual(['are you there?', UNAVAILABLE]);
+    c.ws.close();
+  });
+
+  it('gives up on a model that stalls, after the timeout', async () => {
+    fake.onChat(() => ({ stall: true }));
+    const { browser } = await signedInUser(t);
+    const c = await connect(browser);
+    await c.next(type('history'));
+    c.send(say('hello?'));
+    expect(await c.next(type('system_message'), 8000)).toMatchObject({ raw_text: UNAVAILABLE });
+    c.ws.close();
+  });
+
+  it('refuses bad frames with an error event and keeps the connection', async () => {
+    const { browser } = await signedInUser(t);
+    const c = await connect(browser);
+    await c.next(type('history'));
+    c.send('{not json');
+    expect(await c.next(type('error'))).toMatchObject({ code: 'invalid_json' });
+    c.send({ author_type: 'assistant', message_type: 'markdown', raw_text: 'x' });
+    expect(await c.next(type('error'))).toMatchObject({ code: 'invalid_message' });
+    c.send(say('   '));
+    expect(await c.next(type('error'))).toMatchObject({ code: 'empty_message' });
+    c.send(say('x'.repeat(8001)));
+    expect(await c.next(type('error'))).toMatchObject({ code: 'message_too_long' });
+    c.send(say('x'.repeat(8000)));
+    expect(await c.next(type('message'))).toMatchObject({ author_type: 'human' });
+    expect(c.ws.readyState).toBe(WebSocket.OPEN);
+    c.ws.close();
+  });
+
+  it('closes with 1013 when a client floods the socket', async () => {
+    const { browser } = await signedInUser(t);
+    const c = await connect(browser);
+    await c.next(type('history'));
+    for (let i = 0; i < 25; i++) c.send('{');
+    expect((await c.closed).code).toBe(1013);
+  });
+});
+
+describe('history over HTTP', () => {
+  it('pages backwards with ?before=, oldest first, and is owner-scoped', async () => {
+    fake.onChat(() => ({ text: 'ok' }));
+    const { browser } = await signedInUser(t);
+    const c = await connect(browser);
+    await c.next(type('history'));
+    for (let i = 1; i <= 3; i++) {
+      c.send(say(`message ${i}`));
+      await c.next(type('markdown'));
+    }
+    c.ws.close();
+    const last = ZChatHistoryPage.parse((await browser.get('/api/chat/messages/?limit=2')).json());
+    expect(last.results.map((m) => m.raw_text)).toEqual(['message 3', 'ok']);
+    expect(last.has_more).toBe(true);
+    const before = ZChatHistoryPage.parse(
+      (await browser.get(`/api/chat/messages/?limit=10&before=${last.results[0]?.message_id}`)).json(),
+    );
+    expect(before.results.map((m) => m.raw_text)).toEqual(['message 1', 'ok', 'message 2', 'ok']);
+    expect(before.has_more).toBe(false);
+    const other = await signedInUser(t);
+    expect(ZChatHistoryPage.parse((await other.browser.get('/api/chat/messages/')).json()).results).toEqual([]);
+    expect((await browser.get('/api/chat/messages/?limit=0')).statusCode).toBe(400);
+  });
+});
+
+describe('the prompt', () => {
+  it('holds the persona, the date, what the user said before, and relevant memories', async () => {
+    const { browser } = await signedInUser(t);
+    await browser.post('/api/memories/', { key: 'home city', data: 'Lives in Lisbon', memory_type: 'location' });
+    await browser.post('/api/memories/', { key: 'sport', data: 'Plays padel on Thursdays', memory_type: 'activity' });
+    const c = await connect(browser);
+    await c.next(type('history'));
+    c.send(say('Any tips for padel?'));
+    await c.next(type('markdown'));
+    const request = fake.requests.filter((r) => r.stream).at(-1);
+    const system = request?.messages[0]?.content ?? '';
+    expect(system).toContain('You are Daybook');
+    expect(system).toMatch(/Current date and time for the user: .*\(UTC\)/);
+    expect(system).toContain('- home city: Lives in Lisbon (location)');
+    expect(system).toContain('- sport: Plays padel on Thursdays (activity)');
+    expect(request?.messages.at(-1)).toEqual({ role: 'user', content: 'Any tips for padel?' });
+    c.ws.close();
+  });
+});

@@ -1,0 +1,119 @@
+// An OpenAI-compatible HTTP server on 127.0.0.1 for tests: POST /v1/chat/completions, streaming
+// (server-sent events) or not, with structured JSON output. Each test scripts what it answers.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface CompletionRequest {
+  model: string;
+  stream?: boolean;
+  messages: Array<{ role: string; content: string }>;
+  response_format?: { type: string; json_schema?: { name: string } };
+}
+
+/** What the fake answers: text (streamed in pieces when asked to stream), an HTTP error, a stall, or garbage. */
+export type Script =
+  | { text: string; chunks?: number; delayMs?: number }
+  | { status: number; body?: string }
+  | { stall: true }
+  | { garbage: string };
+
+export interface FakeOpenAI {
+  baseUrl: string;
+  requests: CompletionRequest[];
+  /** How chat replies (stream: true) are answered; default: "You said: <last message>". */
+  onChat(fn: (req: CompletionRequest) => Script): void;
+  /** How structured-output calls (memory extraction) are answered; default: no operations. */
+  onJson(fn: (req: CompletionRequest) => Script): void;
+  close(): Promise<void>;
+}
+
+const lastUser = (req: CompletionRequest) => [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+
+function chunk(model: string, content: string | null, finish: string | null) {
+  return {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, delta: content === null ? {} : { role: 'assistant', content }, finish_reason: finish }],
+  };
+}
+
+export async function startFakeOpenAI(): Promise<FakeOpenAI> {
+  const requests: CompletionRequest[] = [];
+  let chat: (req: CompletionRequest) => Script = (req) => ({ text: `You said: ${lastUser(req)}`, chunks: 3 });
+  let json: (req: CompletionRequest) => Script = () => ({ text: '{"operations":[]}' });
+  const stalled: ServerResponse[] = [];
+
+  async function answer(req: IncomingMessage, res: ServerResponse) {
+    let raw = '';
+    for await (const part of req) raw += part;
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
+      return;
+    }
+    const body = JSON.parse(raw) as CompletionRequest;
+    requests.push(body);
+    const script = (body.response_format ? json : chat)(body);
+    if ('stall' in script) {
+      stalled.push(res);
+      return;
+    }
+    if ('status' in script) {
+      res
+        .writeHead(script.status, { 'content-type': 'application/json' })
+        .end(script.body ?? '{"error":{"message":"upstream failure","type":"server_error"}}');
+      return;
+    }
+    if ('garbage' in script) {
+      res
+        .writeHead(200, { 'content-type': body.stream ? 'text/event-stream' : 'application/json' })
+        .end(script.garbage);
+      return;
+    }
+    if (!body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: 'chatcmpl-fake',
+          object: 'chat.completion',
+          created: Math.floor(Date.now() / 1000),
+          model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant', content: script.text }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const n = Math.max(1, script.chunks ?? 1);
+    const size = Math.ceil(script.text.length / n);
+    for (let i = 0; i < script.text.length; i += size) {
+      res.write(`data: ${JSON.stringify(chunk(body.model, script.text.slice(i, i + size), null))}\n\n`);
+      if (script.delayMs) await new Promise((r) => setTimeout(r, script.delayMs));
+    }
+    res.write(`data: ${JSON.stringify(chunk(body.model, null, 'stop'))}\n\n`);
+    res.end('data: [DONE]\n\n');
+  }
+
+  const server = createServer((req, res) => {
+    answer(req, res).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    onChat: (fn) => {
+      chat = fn;
+    },
+    onJson: (fn) => {
+      json = fn;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of stalled) res.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
