@@ -12,8 +12,9 @@ const TYPES = MEMORY_TYPES.map((t) => t.value) as [TMemoryType, ...TMemoryType[]
 const ZOperation = z.object({
   action: z.enum(['ADD', 'UPDATE', 'DELETE']),
   id: z.number().int().nullable().optional(),
-  key: z.string().trim().min(1).max(200).optional(),
-  data: z.string().trim().min(1).max(10_000).optional(),
+  // Empty strings are fine here (a DELETE needs only its id); ADD and UPDATE check what they use.
+  key: z.string().trim().max(200).optional(),
+  data: z.string().trim().max(10_000).optional(),
   memory_type: z.enum(TYPES).catch('text').optional(),
   frequency_description: z.string().trim().max(200).nullable().optional(),
 });

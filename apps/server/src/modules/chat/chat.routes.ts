@@ -34,12 +34,18 @@ export default async function chatRoutes(app: FastifyInstance, { chat, hub, allo
       socket.close(CLOSE_CODES.tryAgainLater, 'Too many connections');
       return;
     }
-    const remove = hub.add(user.id, {
-      channel,
-      send: (event) => socket.readyState === socket.OPEN && socket.send(JSON.stringify(event)),
-    });
     const recent: number[] = [];
-    socket.on('close', remove);
+    let remove = () => {};
+    // Joined before history is read: a message published meanwhile arrives twice at most, never
+    // zero times, and the client merges by message_id.
+    const joinHub = () => {
+      if (socket.readyState !== socket.OPEN) return;
+      remove = hub.add(user.id, {
+        channel,
+        send: (event) => socket.readyState === socket.OPEN && socket.send(JSON.stringify(event)),
+      });
+    };
+    socket.on('close', () => remove());
     socket.on('error', (err) => request.log.debug({ err }, 'socket error'));
     socket.on('message', (data, isBinary) => {
       const now = Date.now();
@@ -71,7 +77,9 @@ export default async function chatRoutes(app: FastifyInstance, { chat, hub, allo
     });
 
     try {
+      // Greet before joining the hub, so the greeting arrives once: in the history.
       if (channel === 'onboarding') await chat.greetOnboarding(user.id);
+      joinHub();
       const history = await chat.history(user.id, channel, 50);
       if (socket.readyState === socket.OPEN)
         socket.send(JSON.stringify({ message_type: 'history', messages: history.results, has_more: history.has_more }));

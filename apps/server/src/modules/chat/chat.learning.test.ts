@@ -1,0 +1,228 @@
+// Learning from chat messages, onboarding, and chat without a model, over real WebSockets.
+import { type TServerEvent, ZMemoryPage, ZServerEvent } from '@daybook/contracts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { type FakeOpenAI, startFakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
+import { signedInUser } from '../../test/factories.ts';
+import { type Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
+import { NOT_CONFIGURED } from './chat.service.ts';
+
+let t: TestApp;
+let fake: FakeOpenAI;
+let wsBase = '';
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+  t = await createTestApp({ LLM_BASE_URL: fake.baseUrl, LLM_MODEL: 'fake-model', LLM_MAX_RETRIES: '0' });
+  wsBase = (await t.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
+});
+afterAll(async () => {
+  await t.close();
+  await fake.close();
+});
+beforeEach(() => {
+  fake.onChat(() => ({ text: 'Noted!' }));
+  fake.onJson(() => ({ text: '{"operations":[]}' }));
+});
+
+async function open(browser: Browser, path = '/ws/chat/') {
+  const ws = new WebSocket(`${wsBase}${path}`, {
+    headers: { cookie: [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; '), origin: 'http://daybook.test' },
+  });
+  const events: TServerEvent[] = [];
+  ws.on('message', (d) => events.push(ZServerEvent.parse(JSON.parse(d.toString()))));
+  await new Promise((r) => ws.on('open', r));
+  const next = async (match: (e: TServerEvent) => boolean, timeoutMs = 5000) => {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const i = events.findIndex(match);
+      if (i >= 0) return events.splice(i, 1)[0] as TServerEvent;
+      if (Date.now() > until) throw new Error(`no matching event in ${JSON.stringify(events)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const say = (text: string) =>
+    ws.send(JSON.stringify({ author_type: 'human', message_type: 'message', raw_text: text }));
+  return { ws, events, next, say };
+}
+
+const memoriesOf = async (browser: Browser) => ZMemoryPage.parse((await browser.get('/api/memories/')).json()).results;
+const ops = (operations: unknown[]) => ({ text: JSON.stringify({ operations }) });
+const add = (key: string, data: string, memory_type = 'text', frequency_description: string | null = null) => ({
+  action: 'ADD',
+  id: null,
+  key,
+  data,
+  memory_type,
+  frequency_description,
+});
+
+describe('learning', () => {
+  it('saves what the user says as memories with provenance, and tells them', async () => {
+    fake.onJson(() =>
+      ops([
+        add('home city', 'Lives in Lisbon', 'location'),
+        add('climbing', 'Goes climbing every Saturday', 'activity', 'every Saturday'),
+      ]),
+    );
+    const { browser } = await signedInUser(t);
+    const c = await open(browser);
+    c.say('I live in Lisbon and go climbing every Saturday');
+    const echo = await c.next((e) => e.message_type === 'message');
+    const note = await c.next((e) => e.message_type === 'task_notification_final');
+    expect(note).toMatchObject({
+      raw_text: 'Remembered: Lives in Lisbon; Goes climbing every Saturday',
+      message_id: null,
+    });
+    const memories = await memoriesOf(browser);
+    expect(memories.map((m) => [m.key, m.memory_type, m.frequency_description, m.source]).sort()).toEqual([
+      ['climbing', 'activity', 'every Saturday', 'chat'],
+      ['home city', 'location', null, 'chat'],
+    ]);
+    expect(memories.every((m) => echo.message_type === 'message' && m.source_message_id === echo.message_id)).toBe(
+      true,
+    );
+    // The extraction call asked for structured output and saw the message.
+    const extraction = fake.requests.filter((r) => r.response_format).at(-1);
+    expect(extraction?.response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { name: 'memory_operations' },
+    });
+    expect(extraction?.messages.at(-1)?.content).toContain('I live in Lisbon and go climbing every Saturday');
+    c.ws.close();
+  });
+
+  it('updates and deletes existing memories by id, and never adds a duplicate', async () => {
+    const { browser } = await signedInUser(t);
+    const city = (
+      await browser.post('/api/memories/', { key: 'home city', data: 'Lives in Lisbon', memory_type: 'location' })
+    ).json();
+    const job = (await browser.post('/api/memories/', { key: 'job', data: 'Works at Acme' })).json();
+    fake.onJson(() =>
+      ops([
+        {
+          action: 'UPDATE',
+          id: city.id,
+          key: 'home city',
+          data: 'Lives in Porto',
+          memory_type: 'location',
+          frequency_description: null,
+        },
+        { action: 'DELETE', id: job.id, key: 'job', data: '', memory_type: 'text', frequency_description: null },
+        add('home city', 'Lives in Porto', 'location'),
+        { action: 'DELETE', id: 999999, key: 'x', data: '', memory_type: 'text', frequency_description: null },
+      ]),
+    );
+    const c = await open(browser);
+    c.say('I moved to Porto and left Acme');
+    expect(await c.next((e) => e.message_type === 'task_notification_final')).toMatchObject({
+      raw_text: 'Remembered: Lives in Porto · Forgot: Works at Acme',
+    });
+    const active = await memoriesOf(browser);
+    expect(active.map((m) => [m.key, m.data])).toEqual([['home city', 'Lives in Porto']]);
+    const deleted = ZMemoryPage.parse((await browser.get('/api/memories/?show_deleted=true')).json()).results;
+    expect(deleted.map((m) => m.key)).toEqual(['job']);
+    c.ws.close();
+  });
+
+  it('ignores malformed model output and still replies', async () => {
+    const { browser } = await signedInUser(t);
+    const c = await open(browser);
+    for (const output of [
+      { garbage: 'not json at all' },
+      { text: '```json\n{"operations": "nope"}\n```' },
+      ops([{ action: 'EXPLODE' }, add('', '')]),
+    ]) {
+      fake.onJson(() => output);
+      c.say('I like jazz');
+      await c.next((e) => e.message_type === 'markdown');
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    expect(c.events.filter((e) => e.message_type === 'task_notification_final')).toEqual([]);
+    expect(await memoriesOf(browser)).toEqual([]);
+    c.ws.close();
+  });
+
+  it('reads JSON that a local model wrapped in a code fence', async () => {
+    fake.onJson(() => ({
+      text: `\`\`\`json\n${JSON.stringify({ operations: [add('music', 'Loves jazz', 'interest')] })}\n\`\`\``,
+    }));
+    const { browser } = await signedInUser(t);
+    const c = await open(browser);
+    c.say('Remember that I love jazz');
+    await c.next((e) => e.message_type === 'task_notification_final');
+    expect((await memoriesOf(browser)).map((m) => m.data)).toEqual(['Loves jazz']);
+    c.ws.close();
+  });
+
+  it('learns nothing when "Learn from my chats" is off', async () => {
+    fake.onJson(() => ops([add('secret', 'Should not be saved')]));
+    const { browser } = await signedInUser(t);
+    expect((await browser.patch('/api/users/me/', { learn_from_chats: false })).json().learn_from_chats).toBe(false);
+    const before = fake.requests.length;
+    const c = await open(browser);
+    c.say('My secret is safe');
+    await c.next((e) => e.message_type === 'markdown');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await memoriesOf(browser)).toEqual([]);
+    expect(fake.requests.slice(before).some((r) => r.response_format)).toBe(false);
+    c.ws.close();
+  });
+});
+
+describe('onboarding', () => {
+  it('greets, interviews, and redirects to /chat when the assistant has enough', async () => {
+    const { browser } = await signedInUser(t);
+    const c = await open(browser, '/ws/onboarding/');
+    const history = await c.next((e) => e.message_type === 'history');
+    expect(history.message_type === 'history' && history.messages[0]?.raw_text).toMatch(/What should I call you\?/);
+    fake.onChat(() => ({ text: 'Nice to meet you, Sam! Where do you live?' }));
+    c.say('Call me Sam');
+    await c.next((e) => e.message_type === 'markdown');
+    const onboardingPrompt = fake.requests.filter((r) => r.stream).at(-1)?.messages[0]?.content;
+    expect(onboardingPrompt).toContain('Interview them');
+    fake.onChat(() => ({ text: 'Thanks, that is all I need!\n[[ONBOARDING_COMPLETE]]' }));
+    c.say('Lisbon, Europe/Lisbon');
+    const final = await c.next((e) => e.message_type === 'markdown');
+    expect(final.message_type === 'markdown' && final.raw_text).toBe('Thanks, that is all I need!');
+    expect(await c.next((e) => e.message_type === 'redirect')).toMatchObject({ url: '/chat' });
+    expect((await browser.get('/api/users/me/')).json().onboarded).toBe(true);
+    c.ws.close();
+  });
+
+  it('stops when the user asks to', async () => {
+    const { browser } = await signedInUser(t);
+    const c = await open(browser, '/ws/onboarding/');
+    await c.next((e) => e.message_type === 'history');
+    c.say('skip for now');
+    expect(await c.next((e) => e.message_type === 'redirect')).toMatchObject({ url: '/chat' });
+    c.ws.close();
+  });
+});
+
+describe('without a model', () => {
+  it('answers with a system message that explains how to configure one', async () => {
+    const bare = await createTestApp();
+    try {
+      const base = (await bare.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
+      const { browser } = await signedInUser(bare);
+      const ws = new WebSocket(`${base}/ws/chat/`, {
+        headers: {
+          cookie: [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+          origin: 'http://daybook.test',
+        },
+      });
+      const events: TServerEvent[] = [];
+      ws.on('message', (d) => events.push(ZServerEvent.parse(JSON.parse(d.toString()))));
+      await new Promise((r) => ws.on('open', r));
+      ws.send(JSON.stringify({ author_type: 'human', message_type: 'message', raw_text: 'hello' }));
+      const until = Date.now() + 5000;
+      while (!events.some((e) => e.message_type === 'system_message') && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(events.find((e) => e.message_type === 'system_message')).toMatchObject({ raw_text: NOT_CONFIGURED });
+      ws.close();
+    } finally {
+      await bare.close();
+    }
+  });
+});
