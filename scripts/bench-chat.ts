@@ -1,0 +1,127 @@
+// Chat speed, over real WebSockets against a zero-latency OpenAI-compatible fake model:
+// - server-added latency per turn (message sent → final reply received) with 100 concurrent users;
+// - prompt size with 10 memories versus 5,000 memories (the prompt must stay bounded).
+// Prints numbers; it asserts nothing. Run with `npm run bench`.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { buildApp } from '../apps/server/src/app.ts';
+import { loadConfig } from '../apps/server/src/config.ts';
+import { startFakeOpenAI } from '../tests/helpers/fake-openai.ts';
+
+const USERS = Number(process.env.BENCH_USERS ?? 100);
+const TURNS = Number(process.env.BENCH_TURNS ?? 5);
+
+const fake = await startFakeOpenAI();
+fake.onChat(() => ({ text: 'Sure, here is a short answer.', chunks: 4 }));
+const dataDir = await mkdtemp(path.join(tmpdir(), 'daybook-bench-chat-'));
+const config = loadConfig({
+  ...process.env,
+  NODE_ENV: 'test',
+  LOG_LEVEL: 'warn',
+  LOG_FORMAT: 'json',
+  DATA_DIR: dataDir,
+  SECRET_KEY: 'bench-secret-key-0123456789-abcdefghijklmnop',
+  PUBLIC_URL: 'http://bench.local',
+  LLM_BASE_URL: fake.baseUrl,
+  LLM_MODEL: 'bench-model',
+});
+const app = await buildApp(config);
+const base = await app.listen({ host: '127.0.0.1', port: 0 });
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+/** A signed-in user: cookies from a real signup (through inject, one client address each). */
+async function newUser(i: number, token: string) {
+  const jar = new Map<string, string>();
+  const keep = (res: { cookies: Array<{ name: string; value: string }> }) => {
+    for (const c of res.cookies) jar.set(c.name, c.value);
+  };
+  const ip = `10.9.${Math.floor(i / 250)}.${(i % 250) + 1}`;
+  keep(await app.inject({ method: 'GET', url: '/_allauth/browser/v1/config', remoteAddress: ip }));
+  const password = 'bench password 123';
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/auth/signup/',
+    remoteAddress: ip,
+    headers: { 'x-csrftoken': jar.get('csrftoken') ?? '', origin: 'http://bench.local' },
+    cookies: Object.fromEntries(jar),
+    payload: { email: `bench-${i}@example.com`, password1: password, password2: password, inviteToken: token },
+  });
+  if (res.statusCode !== 201) throw new Error(`signup failed: ${res.body}`);
+  keep(res);
+  return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+}
+
+function openSocket(cookie: string) {
+  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/ws/chat/`, { headers: { cookie, origin: 'http://bench.local' } });
+  return new Promise<WebSocket>((resolve, reject) => {
+    ws.once('message', () => resolve(ws)); // the history frame
+    ws.once('error', reject);
+  });
+}
+
+async function turn(ws: WebSocket, text: string): Promise<number> {
+  const start = performance.now();
+  return new Promise((resolve) => {
+    const onMessage = (data: WebSocket.RawData) => {
+      if (JSON.parse(data.toString()).message_type === 'markdown') {
+        ws.off('message', onMessage);
+        resolve(performance.now() - start);
+      }
+    };
+    ws.on('message', onMessage);
+    ws.send(JSON.stringify({ author_type: 'human', message_type: 'message', raw_text: text }));
+  });
+}
+
+try {
+  const { token } = await app.invites.create({ maxUses: USERS + 2 });
+  console.log(`Creating ${USERS} users...`);
+  const cookies: string[] = [];
+  for (let i = 0; i < USERS; i++) cookies.push(await newUser(i, token));
+  const sockets = await Promise.all(cookies.map(openSocket));
+
+  console.log(`${USERS} users, ${TURNS} turns each, all at once, zero-latency model:`);
+  const times: number[] = [];
+  await Promise.all(
+    sockets.map(async (ws, i) => {
+      for (let n = 0; n < TURNS; n++) times.push(await turn(ws, `Message ${n} from user ${i}: what should I read this week?`));
+    }),
+  );
+  times.sort((a, b) => a - b);
+  console.log(`  turn latency  p50 ${percentile(times, 50).toFixed(1)} ms   p99 ${percentile(times, 99).toFixed(1)} ms   (${times.length} turns; target p99 < 20 ms)`);
+  for (const ws of sockets) ws.close();
+
+  // Prompt size: the same question with few and with very many memories.
+  const promptTokens = async (cookie: string) => {
+    const ws = await openSocket(cookie);
+    const before = fake.requests.length;
+    await turn(ws, 'What do you know about my hobbies and the books I like?');
+    ws.close();
+    const request = fake.requests.slice(before).find((r) => r.stream);
+    return Math.ceil((request?.messages.reduce((n, m) => n + m.content.length, 0) ?? 0) / 4);
+  };
+  const seed = async (cookie: string, count: number) => {
+    const csrf = /csrftoken=([^;]+)/.exec(cookie)?.[1] ?? '';
+    const memories = Array.from({ length: count }, (_, i) => ({
+      key: `fact ${i}`,
+      data: `The user likes topic number ${i}, books about ${['history', 'space', 'cooking', 'music'][i % 4]} and hobby ${i % 50}.`,
+      memory_type: i % 3 ? 'interest' : 'text',
+    }));
+    const res = await app.inject({ method: 'POST', url: '/api/memories/import/', headers: { cookie, 'x-csrftoken': csrf, origin: 'http://bench.local' }, payload: { memories } });
+    if (res.statusCode !== 200) throw new Error(res.body);
+  };
+  const few = await newUser(USERS, token);
+  const many = await newUser(USERS + 1, token);
+  await seed(few, 10);
+  await seed(many, 5000);
+  const small = await promptTokens(few);
+  const large = await promptTokens(many);
+  console.log(`  prompt size   10 memories: ~${small} tokens   5,000 memories: ~${large} tokens   growth ${(large / small).toFixed(2)}x (target ≤ 1.5x)`);
+} finally {
+  await app.close();
+  await fake.close();
+  await rm(dataDir, { recursive: true, force: true });
+}
