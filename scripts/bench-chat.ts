@@ -30,7 +30,8 @@ const config = loadConfig({
 const app = await buildApp(config);
 const base = await app.listen({ host: '127.0.0.1', port: 0 });
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 /** A signed-in user: cookies from a real signup (through inject, one client address each). */
 async function newUser(i: number, token: string) {
@@ -55,7 +56,9 @@ async function newUser(i: number, token: string) {
 }
 
 function openSocket(cookie: string) {
-  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/ws/chat/`, { headers: { cookie, origin: 'http://bench.local' } });
+  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/ws/chat/`, {
+    headers: { cookie, origin: 'http://bench.local' },
+  });
   return new Promise<WebSocket>((resolve, reject) => {
     ws.once('message', () => resolve(ws)); // the history frame
     ws.once('error', reject);
@@ -87,11 +90,14 @@ try {
   const times: number[] = [];
   await Promise.all(
     sockets.map(async (ws, i) => {
-      for (let n = 0; n < TURNS; n++) times.push(await turn(ws, `Message ${n} from user ${i}: what should I read this week?`));
+      for (let n = 0; n < TURNS; n++)
+        times.push(await turn(ws, `Message ${n} from user ${i}: what should I read this week?`));
     }),
   );
   times.sort((a, b) => a - b);
-  console.log(`  turn latency  p50 ${percentile(times, 50).toFixed(1)} ms   p99 ${percentile(times, 99).toFixed(1)} ms   (${times.length} turns; target p99 < 20 ms)`);
+  console.log(
+    `  turn latency  p50 ${percentile(times, 50).toFixed(1)} ms   p99 ${percentile(times, 99).toFixed(1)} ms   (${times.length} turns; target p99 < 20 ms)`,
+  );
   for (const ws of sockets) ws.close();
 
   // Prompt size: the same question with few and with very many memories.
@@ -110,7 +116,12 @@ try {
       data: `The user likes topic number ${i}, books about ${['history', 'space', 'cooking', 'music'][i % 4]} and hobby ${i % 50}.`,
       memory_type: i % 3 ? 'interest' : 'text',
     }));
-    const res = await app.inject({ method: 'POST', url: '/api/memories/import/', headers: { cookie, 'x-csrftoken': csrf, origin: 'http://bench.local' }, payload: { memories } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/memories/import/',
+      headers: { cookie, 'x-csrftoken': csrf, origin: 'http://bench.local' },
+      payload: { memories },
+    });
     if (res.statusCode !== 200) throw new Error(res.body);
   };
   const few = await newUser(USERS, token);
@@ -119,7 +130,9 @@ try {
   await seed(many, 5000);
   const small = await promptTokens(few);
   const large = await promptTokens(many);
-  console.log(`  prompt size   10 memories: ~${small} tokens   5,000 memories: ~${large} tokens   growth ${(large / small).toFixed(2)}x (target ≤ 1.5x)`);
+  console.log(
+    `  prompt size   10 memories: ~${small} tokens   5,000 memories: ~${large} tokens   growth ${(large / small).toFixed(2)}x (target ≤ 1.5x)`,
+  );
 } finally {
   await app.close();
   await fake.close();

@@ -1,5 +1,6 @@
-import type { ReactNode } from 'react';
+import { lazy, type ReactNode, Suspense } from 'react';
 import type { RouteObject } from 'react-router-dom';
+import { Loading } from '../components/Loading.tsx';
 import { CreatorRoute } from '../features/about/CreatorRoute.tsx';
 import { ChangePasswordPage } from '../features/auth/ChangePasswordPage.tsx';
 import { ForgotPasswordPage } from '../features/auth/ForgotPasswordPage.tsx';
@@ -16,6 +17,12 @@ import { NotFoundPage } from '../features/not-found/NotFoundPage.tsx';
 import * as S from '../features/placeholders/screens.tsx';
 import { Layout } from './Layout.tsx';
 import { RouteGuard } from './RouteGuard.tsx';
+
+// The chat (socket, markdown) loads on first visit, keeping the first page small.
+const chat = () => import('../features/chat/ChatView.tsx');
+const ChatScreen = lazy(() => chat().then((m) => ({ default: m.ChatScreen })));
+const OnboardingScreen = lazy(() => chat().then((m) => ({ default: m.OnboardingScreen })));
+const later = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Suspense>;
 
 const signedIn = (node: ReactNode) => <RouteGuard requireAuth>{node}</RouteGuard>;
 const anonymous = (node: ReactNode) => <RouteGuard anonymousOnly>{node}</RouteGuard>;
@@ -36,10 +43,10 @@ export const routes: RouteObject[] = [
       { path: '/auth/change-password', element: signedIn(<ChangePasswordPage />) },
       { path: '/login', element: <LoginAlias /> },
       { path: '/profile', element: signedIn(<ProfilePage />) },
-      { path: '/chat', element: signedIn(<S.ChatScreen />) },
+      { path: '/chat', element: signedIn(later(<ChatScreen />)) },
       { path: '/guest-tour', element: <S.GuestTourScreen /> },
       { path: '/demo-tour', element: signedIn(<S.DemoTourScreen />) },
-      { path: '/onboarding', element: signedIn(<S.OnboardingScreen />) },
+      { path: '/onboarding', element: signedIn(later(<OnboardingScreen />)) },
       { path: '/memories', element: signedIn(<MemoriesPage />) },
       { path: '/resources', element: signedIn(<S.ResourcesScreen />) },
       { path: '/resources/daily-message/:id', element: signedIn(<S.DailyMessageScreen />) },

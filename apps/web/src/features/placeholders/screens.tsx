@@ -4,10 +4,6 @@ import { useLocation, useParams } from 'react-router-dom';
 import { Loading } from '../../components/Loading.tsx';
 import { Placeholder } from './Placeholder.tsx';
 
-export const ChatScreen = () => <Placeholder title="Chat" subtitle="Talk with your assistant in real time." />;
-export const OnboardingScreen = () => (
-  <Placeholder title="Getting to know you" subtitle="A short conversation so your assistant can help from day one." />
-);
 export const ResourcesScreen = () => (
   <Placeholder title="Your Resources" subtitle="View your daily messages and web research reports." />
 );

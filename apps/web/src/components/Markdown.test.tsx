@@ -1,0 +1,137 @@
+import { render, screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { Markdown, safeHref } from './Markdown.tsx';
+
+const md = (text: string) => render(<Markdown text={text} />).container.firstElementChild as HTMLElement;
+
+describe('Markdown', () => {
+  it('renders paragraphs, line breaks, bold, italic and inline code', () => {
+    const root = md('Hello **bold** and *italic* and _also_ and `x < y`.\nNext line\n\nSecond ***both*** ~~old~~');
+    const paragraphs = root.querySelectorAll('p');
+    expect(paragraphs).toHaveLength(2);
+    expect(root.querySelector('strong')).toHaveTextContent('bold');
+    expect(Array.from(root.querySelectorAll('em')).map((e) => e.textContent)).toEqual(['italic', 'also', 'both']);
+    expect(root.querySelector('code')).toHaveTextContent('x < y');
+    expect(paragraphs[0]?.querySelector('br')).not.toBeNull();
+    expect(root.querySelector('del')).toHaveTextContent('old');
+  });
+
+  it('leaves snake_case, lone asterisks and escaped markers alone', () => {
+    const root = md('my_var_name and 2 * 3 * 4 and \\*not italic\\*');
+    expect(root.querySelector('em')).toBeNull();
+    expect(root).toHaveTextContent('my_var_name and 2 * 3 * 4 and *not italic*');
+  });
+
+  it('renders headings, lists, nested lists, blockquotes, rules and fenced code', () => {
+    const root = md(
+      [
+        '# Title',
+        '## Sub',
+        '### Small',
+        '',
+        '- one',
+        '- two',
+        '  - nested',
+        '',
+        '3. third',
+        '4. fourth',
+        '',
+        '> quoted **text**',
+        '',
+        '---',
+        '',
+        '```ts',
+        'const a = "<b>";',
+        '',
+        '**not bold**',
+        '```',
+      ].join('\n'),
+    );
+    expect(screen.getByRole('heading', { level: 1, name: 'Title' })).toBeInTheDocument();
+    expect(screen.getByRole('heading', { level: 2, name: 'Sub' })).toBeInTheDocument();
+    expect(screen.getByRole('heading', { level: 3, name: 'Small' })).toBeInTheDocument();
+    const ul = root.querySelector(':scope > ul') as HTMLElement;
+    expect(ul.children).toHaveLength(2);
+    expect(ul.querySelector('li ul li')).toHaveTextContent('nested');
+    const ol = root.querySelector('ol') as HTMLOListElement;
+    expect(ol).toHaveAttribute('start', '3');
+    expect(ol.children).toHaveLength(2);
+    expect(root.querySelector('blockquote strong')).toHaveTextContent('text');
+    expect(root.querySelector('hr')).not.toBeNull();
+    const code = root.querySelector('pre code') as HTMLElement;
+    expect(code).toHaveClass('language-ts');
+    expect(code.textContent).toBe('const a = "<b>";\n\n**not bold**');
+    expect(code.querySelector('strong')).toBeNull();
+  });
+
+  it('renders a heading offset for use inside a page', () => {
+    render(<Markdown text="# Inside" headingOffset={2} />);
+    expect(screen.getByRole('heading', { level: 3, name: 'Inside' })).toBeInTheDocument();
+  });
+
+  it('renders tables', () => {
+    const root = md('| Day | Rain |\n|:--|--:|\n| Mon | 20% |');
+    expect(screen.getByRole('columnheader', { name: 'Day' })).toBeInTheDocument();
+    expect(screen.getByRole('cell', { name: '20%' })).toHaveStyle({ textAlign: 'right' });
+    expect(root.querySelectorAll('tbody tr')).toHaveLength(1);
+  });
+
+  it('escapes raw HTML instead of rendering it', () => {
+    const root = md('<script>alert(1)</script> <img src=x onerror="alert(2)"> <b>hi</b>');
+    expect(root.querySelector('script')).toBeNull();
+    expect(root.querySelector('img')).toBeNull();
+    expect(root.querySelector('b')).toBeNull();
+    expect(root).toHaveTextContent('<script>alert(1)</script> <img src=x onerror="alert(2)"> <b>hi</b>');
+  });
+
+  it('links http(s) URLs, autolinks and bare URLs; external ones open in a new tab', () => {
+    md(
+      'See [the docs](https://docs.example.com/a_b "Docs"), <https://auto.example/x> and https://bare.example/path. Also [home](/memories).',
+    );
+    const docs = screen.getByRole('link', { name: 'the docs' });
+    expect(docs).toHaveAttribute('href', 'https://docs.example.com/a_b');
+    expect(docs).toHaveAttribute('target', '_blank');
+    expect(docs).toHaveAttribute('rel', 'noopener noreferrer');
+    expect(screen.getByRole('link', { name: 'https://auto.example/x' })).toHaveAttribute('target', '_blank');
+    expect(screen.getByRole('link', { name: 'https://bare.example/path' })).toHaveAttribute(
+      'href',
+      'https://bare.example/path',
+    );
+    const home = screen.getByRole('link', { name: 'home' });
+    expect(home).toHaveAttribute('href', '/memories');
+    expect(home).not.toHaveAttribute('target');
+  });
+
+  it.each([
+    ['[click](javascript:alert(1))'],
+    ['[click](JavaScript:alert(1))'],
+    ['[click]( java\tscript:alert(1))'],
+    ['[click](data:text/html;base64,PHNjcmlwdD4=)'],
+    ['[click](vbscript:msgbox(1))'],
+  ])('does not render %s as a link', (text) => {
+    const root = md(text);
+    expect(screen.queryByRole('link')).not.toBeInTheDocument();
+    expect(root).toHaveTextContent('click');
+  });
+
+  it('shows images as links rather than loading them', () => {
+    const root = md('![a chart](https://img.example/c.png)');
+    expect(root.querySelector('img')).toBeNull();
+    expect(screen.getByRole('link', { name: 'a chart' })).toHaveAttribute('href', 'https://img.example/c.png');
+  });
+
+  it('safeHref allows web, mail, phone and relative links only', () => {
+    expect(safeHref('https://a.example')).toBe('https://a.example');
+    expect(safeHref('mailto:a@b.c')).toBe('mailto:a@b.c');
+    expect(safeHref('/chat?x=1')).toBe('/chat?x=1');
+    expect(safeHref('javascript:void(0)')).toBeNull();
+    expect(safeHref('  data:text/html,x')).toBeNull();
+    expect(safeHref('vbscript:x')).toBeNull();
+    expect(safeHref('file:///etc/passwd')).toBeNull();
+  });
+
+  it('renders an unfinished fence while a reply streams', () => {
+    const root = md('Here:\n```\nline one');
+    expect(root.querySelector('pre code')).toHaveTextContent('line one');
+  });
+});

@@ -1,0 +1,159 @@
+// One item of the message list: bubbles for human and assistant text, plain system lines,
+// collapsible markdown and research reports.
+import { type TResearchReport, ZResearchReport } from '@daybook/contracts';
+import { useId, useState } from 'react';
+import { Markdown, SafeLink } from '../../components/Markdown.tsx';
+import type { ChatItem } from './chat.state.ts';
+
+export const REPORT_ERROR = 'Error displaying research report';
+export const SENDING = 'sending...';
+/** "Over about 12 lines" of rendered text collapse. */
+export const COLLAPSE_LINES = 12;
+/** Roughly how many characters fit on one line of a bubble. */
+const CHARS_PER_LINE = 80;
+
+/** 12-hour clock in local time, e.g. "3:07 PM"; empty for an unreadable time stamp. */
+export function formatTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  const hours = date.getHours();
+  const minutes = String(date.getMinutes()).padStart(2, '0');
+  return `${hours % 12 || 12}:${minutes} ${hours < 12 ? 'AM' : 'PM'}`;
+}
+
+/** About how many lines `text` takes: its line breaks plus wrapping of long lines. */
+export function estimateLines(text: string): number {
+  return text
+    .trimEnd()
+    .split('\n')
+    .reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / CHARS_PER_LINE)), 0);
+}
+
+export function CollapsibleMarkdown({ text }: { text: string }) {
+  const [expanded, setExpanded] = useState(false);
+  const id = useId();
+  const long = estimateLines(text) > COLLAPSE_LINES;
+  const collapsed = long && !expanded;
+  return (
+    <div className="chat-collapsible">
+      <div id={id} className={collapsed ? 'chat-collapsible-body is-collapsed' : 'chat-collapsible-body'}>
+        <Markdown text={text} headingOffset={2} />
+      </div>
+      {long && (
+        <button
+          type="button"
+          className="chat-link-button"
+          aria-expanded={expanded}
+          aria-controls={id}
+          onClick={() => setExpanded((value) => !value)}
+        >
+          {expanded ? 'Collapse' : 'Read more...'}
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function parseReport(raw: string): TResearchReport | null {
+  try {
+    const parsed = ZResearchReport.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+export function ResearchReport({ raw }: { raw: string }) {
+  const [expanded, setExpanded] = useState(false);
+  const id = useId();
+  const report = parseReport(raw);
+  if (!report) return <p className="chat-report-error">{REPORT_ERROR}</p>;
+  const title = report.query?.trim() ? capitalize(report.query.trim()) : 'Research report';
+  return (
+    <section className="chat-report" aria-labelledby={`${id}-title`}>
+      <p className="chat-report-kicker">Web research</p>
+      <h3 id={`${id}-title`} className="chat-report-title">
+        {title}
+      </h3>
+      {report.introduction && <Markdown className="chat-report-intro" text={report.introduction} headingOffset={3} />}
+      {expanded && (
+        <div id={`${id}-body`} className="chat-report-body">
+          <Markdown text={report.report} headingOffset={3} />
+          {report.conclusion && (
+            <div className="chat-report-section">
+              <h4>Conclusion</h4>
+              <Markdown text={report.conclusion} headingOffset={4} />
+            </div>
+          )}
+          {report.sources.length > 0 && (
+            <div className="chat-report-section">
+              <h4 id={`${id}-sources`}>Sources</h4>
+              <ol className="chat-report-sources" aria-labelledby={`${id}-sources`}>
+                {report.sources.map((source, index) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: sources may repeat a URL
+                  <li key={index}>
+                    <SafeLink href={source.url}>{source.title?.trim() || source.url}</SafeLink>
+                  </li>
+                ))}
+              </ol>
+            </div>
+          )}
+        </div>
+      )}
+      <button
+        type="button"
+        className="chat-link-button"
+        aria-expanded={expanded}
+        aria-controls={`${id}-body`}
+        onClick={() => setExpanded((value) => !value)}
+      >
+        {expanded ? 'Collapse' : 'See the full report'}
+      </button>
+    </section>
+  );
+}
+
+function Body({ item }: { item: ChatItem }) {
+  if (item.message_type === 'research_report') return <ResearchReport raw={item.raw_text} />;
+  if (item.message_type === 'markdown' && item.author_type !== 'human') {
+    return <CollapsibleMarkdown text={item.raw_text} />;
+  }
+  return <p className="chat-text">{item.raw_text}</p>;
+}
+
+export function ChatMessage({ item, highlighted = false }: { item: ChatItem; highlighted?: boolean }) {
+  const anchor = item.message_id === null ? undefined : `message-${item.message_id}`;
+  if (item.message_type === 'system_message' || (item.message_type === 'redirect' && item.raw_text.trim())) {
+    return (
+      <p id={anchor} className="chat-system">
+        {item.raw_text}
+      </p>
+    );
+  }
+  if (item.message_type === 'redirect') return null;
+  const human = item.author_type === 'human';
+  const time = item.timestamp ? formatTime(item.timestamp) : '';
+  const wide = item.message_type === 'research_report' || item.message_type === 'markdown';
+  return (
+    <article
+      id={anchor}
+      className={`chat-row chat-row-${human ? 'human' : 'assistant'}${highlighted ? ' is-highlighted' : ''}`}
+      aria-label={human ? 'You said' : 'Assistant said'}
+    >
+      <div className={`chat-bubble${wide ? ' chat-bubble-wide' : ''}${item.streaming ? ' is-streaming' : ''}`}>
+        <Body item={item} />
+      </div>
+      {!item.streaming && (
+        <div className="chat-meta">
+          {item.timestamp === null ? (
+            <span className="chat-sending">{SENDING}</span>
+          ) : (
+            <time dateTime={item.timestamp}>{time}</time>
+          )}
+        </div>
+      )}
+    </article>
+  );
+}

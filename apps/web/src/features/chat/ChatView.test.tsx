@@ -1,0 +1,492 @@
+import type { TChatMessage } from '@daybook/contracts';
+import { render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { createMemoryRouter, RouterProvider } from 'react-router-dom';
+import { describe, expect, it, vi } from 'vitest';
+import { routes } from '../../app/routes.tsx';
+import { mockFetch, reply, USER_ME } from '../../test/fetch.ts';
+import { renderRoutes, signedIn } from '../../test/render.tsx';
+import { fakeTimers, fakeWebSocketClass } from '../../test/socket.ts';
+import { ChatPage, type ChatViewProps, NOTIFICATION_FADE_MS, NOTIFICATION_HOLD_MS } from './ChatView.tsx';
+
+/** A local time today as ISO, so the 12-hour rendering is predictable in any time zone. */
+const at = (hours: number, minutes: number) => new Date(2025, 5, 2, hours, minutes).toISOString();
+
+let nextId = 100;
+function message(fields: Partial<TChatMessage> = {}): TChatMessage {
+  return {
+    author_type: 'assistant',
+    message_type: 'markdown',
+    raw_text: 'Hello there',
+    message_id: nextId++,
+    timestamp: at(9, 30),
+    ...fields,
+  };
+}
+
+const history = (messages: TChatMessage[], has_more = false) => ({ message_type: 'history', messages, has_more });
+
+function setup({
+  props = {},
+  path = '/chat',
+  sendThrows = false,
+}: {
+  props?: Partial<ChatViewProps>;
+  path?: string;
+  sendThrows?: boolean;
+} = {}) {
+  const socketClass = fakeWebSocketClass({ sendThrows });
+  const timers = fakeTimers();
+  const router = createMemoryRouter(
+    [
+      {
+        path: '/chat',
+        element: (
+          <ChatPage
+            channel="chat"
+            title="Chat"
+            subtitle="Talk"
+            WebSocketImpl={socketClass.WebSocketImpl}
+            timers={timers}
+            {...props}
+          />
+        ),
+      },
+      { path: '/resources/daily-message/:id', element: <h1>Daily message page</h1> },
+    ],
+    { initialEntries: [path] },
+  );
+  render(<RouterProvider router={router} />);
+  const textbox = () => screen.getByRole('textbox', { name: 'Message' });
+  const sendButton = () => screen.getByRole('button', { name: 'Send' });
+  const log = () => within(screen.getByRole('log', { name: 'Messages' }));
+  /** Opens the socket and delivers a history. */
+  const connect = (messages: TChatMessage[] = [], hasMore = false) => {
+    const socket = socketClass.latest();
+    socket.open();
+    socket.receive(history(messages, hasMore));
+    return socket;
+  };
+  return { ...socketClass, timers, router, textbox, sendButton, log, connect };
+}
+
+const typing = () => screen.queryByRole('status', { name: 'Assistant is typing' });
+
+describe('ChatView', () => {
+  it('connects to /ws/chat/ and renders the history with 12-hour times', () => {
+    const { latest, connect, log } = setup({ path: '/chat?dmid=7' });
+    expect(latest().url).toMatch(/^ws:\/\/[^/]+\/ws\/chat\/\?dmid=7$/);
+    connect([
+      message({ author_type: 'human', message_type: 'message', raw_text: 'Hi!', timestamp: at(15, 7) }),
+      message({ raw_text: 'Hello **Sam**', timestamp: at(0, 5) }),
+    ]);
+    const human = log().getByRole('article', { name: 'You said' });
+    expect(human).toHaveTextContent('Hi!');
+    expect(within(human).getByText('3:07 PM')).toBeInTheDocument();
+    const assistant = log().getByRole('article', { name: 'Assistant said' });
+    expect(within(assistant).getByText('Sam').tagName).toBe('STRONG');
+    expect(within(assistant).getByText('12:05 AM')).toBeInTheDocument();
+  });
+
+  it('disables the textarea and Send until connected', () => {
+    const { textbox, sendButton, latest } = setup();
+    expect(textbox()).toBeDisabled();
+    expect(sendButton()).toBeDisabled();
+    expect(textbox()).toHaveAttribute('rows', '3');
+    expect(textbox()).toHaveAttribute('placeholder', 'Type your message...');
+    expect(screen.getByText('Connecting...')).toBeInTheDocument();
+    latest().open();
+    expect(textbox()).toBeEnabled();
+    expect(sendButton()).toBeEnabled();
+  });
+
+  it('sends on Enter, shows sending... and the typing indicator, then the echo time', async () => {
+    const { textbox, connect, log, timers } = setup();
+    const socket = connect();
+    await userEvent.type(textbox(), '  Hello assistant  {Enter}');
+    expect(socket.sent).toEqual([
+      {
+        author_type: 'human',
+        message_type: 'message',
+        raw_text: 'Hello assistant',
+        timestamp: new Date(timers.now()).toISOString(),
+      },
+    ]);
+    expect(textbox()).toHaveValue('');
+    const mine = log().getByRole('article', { name: 'You said' });
+    expect(mine).toHaveTextContent('Hello assistant');
+    expect(within(mine).getByText('sending...')).toBeInTheDocument();
+    expect(typing()).toBeInTheDocument();
+
+    socket.receive(
+      message({ author_type: 'human', message_type: 'message', raw_text: 'Hello assistant', timestamp: at(15, 7) }),
+    );
+    expect(log().getAllByRole('article', { name: 'You said' })).toHaveLength(1);
+    expect(within(mine).queryByText('sending...')).not.toBeInTheDocument();
+    expect(within(mine).getByText('3:07 PM')).toBeInTheDocument();
+    expect(typing()).toBeInTheDocument();
+
+    socket.receive(message({ raw_text: 'Hi! How can I help?' }));
+    expect(typing()).not.toBeInTheDocument();
+    expect(log().getByRole('article', { name: 'Assistant said' })).toHaveTextContent('Hi! How can I help?');
+  });
+
+  it('a second echo with a known id only updates the time; other-tab messages are appended', async () => {
+    const { textbox, connect, log } = setup();
+    const socket = connect();
+    await userEvent.type(textbox(), 'One{Enter}');
+    const echo = message({ author_type: 'human', message_type: 'message', raw_text: 'One', timestamp: at(8, 0) });
+    socket.receive(echo);
+    socket.receive({ ...echo, timestamp: at(8, 1) });
+    socket.receive(message({ author_type: 'human', message_type: 'message', raw_text: 'From my phone' }));
+    const mine = log().getAllByRole('article', { name: 'You said' });
+    expect(mine.map((m) => m.textContent)).toEqual(['One8:01 AM', 'From my phone9:30 AM']);
+  });
+
+  it('does not send blank text; Shift+Enter makes a new line', async () => {
+    const { textbox, connect } = setup();
+    const socket = connect();
+    await userEvent.type(textbox(), '   {Enter}');
+    expect(socket.sent).toEqual([]);
+    await userEvent.clear(textbox());
+    await userEvent.type(textbox(), 'line one{Shift>}{Enter}{/Shift}line two');
+    expect(textbox()).toHaveValue('line one\nline two');
+    expect(socket.sent).toEqual([]);
+    await userEvent.click(screen.getByRole('button', { name: 'Send' }));
+    expect(socket.sent).toMatchObject([{ raw_text: 'line one\nline two' }]);
+  });
+
+  it('builds one bubble from stream pieces, then the final markdown replaces it', async () => {
+    const { textbox, connect, log } = setup();
+    const socket = connect();
+    await userEvent.type(textbox(), 'Tell me{Enter}');
+    expect(typing()).toBeInTheDocument();
+    socket.receive({ message_type: 'stream', author_type: 'assistant', stream_id: 's1', raw_text: 'Here is ' });
+    expect(typing()).not.toBeInTheDocument();
+    socket.receive({ message_type: 'stream', author_type: 'assistant', stream_id: 's1', raw_text: '**bold** news' });
+    let bubbles = log().getAllByRole('article', { name: 'Assistant said' });
+    expect(bubbles).toHaveLength(1);
+    expect(bubbles[0]).toHaveTextContent('Here is bold news');
+    expect(within(bubbles[0] as HTMLElement).getByText('bold').tagName).toBe('STRONG');
+
+    socket.receive(message({ raw_text: 'Here is **bold** news, final.', stream_id: 's1', timestamp: at(10, 15) }));
+    bubbles = log().getAllByRole('article', { name: 'Assistant said' });
+    expect(bubbles).toHaveLength(1);
+    expect(bubbles[0]).toHaveTextContent('Here is bold news, final.');
+    expect(within(bubbles[0] as HTMLElement).getByText('10:15 AM')).toBeInTheDocument();
+    // A late piece of a finished stream is dropped.
+    socket.receive({ message_type: 'stream', author_type: 'assistant', stream_id: 's1', raw_text: ' extra' });
+    expect(log().getAllByRole('article', { name: 'Assistant said' })[0]).not.toHaveTextContent('extra');
+  });
+
+  it('keeps the last 2 task notifications and clears the stack after a final one fades', () => {
+    const { connect, timers } = setup();
+    const socket = connect();
+    const note = (raw_text: string, final = false) =>
+      socket.receive({
+        author_type: 'system',
+        message_type: final ? 'task_notification_final' : 'task_notification',
+        raw_text,
+        message_id: null,
+        timestamp: at(9, 0),
+      });
+    note('Searching the web');
+    note('Reading 4 pages');
+    note('Remembered: lives in Lisbon');
+    const stack = () => screen.queryByRole('list', { name: 'Assistant activity' });
+    expect(
+      within(stack() as HTMLElement)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(['Reading 4 pages', 'Remembered: lives in Lisbon']);
+    note('Done', true);
+    expect(within(stack() as HTMLElement).getAllByRole('listitem')).toHaveLength(2);
+    timers.advance(NOTIFICATION_HOLD_MS);
+    expect(stack()).toHaveClass('is-fading');
+    timers.advance(NOTIFICATION_FADE_MS);
+    expect(stack()).not.toBeInTheDocument();
+    // Notifications never enter the message list.
+    expect(screen.queryByText('Searching the web')).not.toBeInTheDocument();
+  });
+
+  it('navigates on a redirect message', async () => {
+    const { connect, router } = setup();
+    const socket = connect();
+    socket.receive(message({ message_type: 'redirect', raw_text: '', url: '/resources/daily-message/3' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/resources/daily-message/3'));
+    expect(screen.getByRole('heading', { name: 'Daily message page' })).toBeInTheDocument();
+  });
+
+  it('renders a research report with introduction, body, conclusion and sources', async () => {
+    const { connect, log } = setup();
+    connect([
+      message({
+        message_type: 'research_report',
+        raw_text: JSON.stringify({
+          query: 'electric bikes in Lisbon',
+          introduction: 'A short look at **e-bikes**.',
+          report: 'Prices fell by 10%.',
+          conclusion: 'A good time to buy.',
+          sources: [{ url: 'https://news.example/ebikes', title: 'E-bike news' }, { url: 'https://b.example/x' }],
+        }),
+      }),
+      message({ message_type: 'research_report', raw_text: 'not json {' }),
+    ]);
+    const report = log().getByRole('region', { name: 'Electric bikes in Lisbon' });
+    expect(within(report).getByText('e-bikes').tagName).toBe('STRONG');
+    expect(within(report).queryByText('Prices fell by 10%.')).not.toBeInTheDocument();
+    await userEvent.click(within(report).getByRole('button', { name: 'See the full report' }));
+    expect(within(report).getByText('Prices fell by 10%.')).toBeInTheDocument();
+    expect(within(report).getByText('A good time to buy.')).toBeInTheDocument();
+    const sources = within(report).getByRole('list', { name: 'Sources' });
+    const links = within(sources).getAllByRole('link');
+    expect(links.map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('target')])).toEqual([
+      ['E-bike news', 'https://news.example/ebikes', '_blank'],
+      ['https://b.example/x', 'https://b.example/x', '_blank'],
+    ]);
+    await userEvent.click(within(report).getByRole('button', { name: 'Collapse' }));
+    expect(within(report).queryByText('Prices fell by 10%.')).not.toBeInTheDocument();
+    expect(log().getByText('Error displaying research report')).toBeInTheDocument();
+  });
+
+  it('collapses long assistant markdown with Read more... and Collapse', async () => {
+    const { connect, log } = setup();
+    const long = Array.from({ length: 14 }, (_, i) => `Line ${i + 1}`).join('\n');
+    connect([message({ raw_text: long }), message({ raw_text: 'Short answer' })]);
+    const [first, second] = log().getAllByRole('article', { name: 'Assistant said' }) as HTMLElement[];
+    const more = within(first as HTMLElement).getByRole('button', { name: 'Read more...' });
+    expect(more).toHaveAttribute('aria-expanded', 'false');
+    await userEvent.click(more);
+    expect(within(first as HTMLElement).getByRole('button', { name: 'Collapse' })).toHaveAttribute(
+      'aria-expanded',
+      'true',
+    );
+    expect(within(second as HTMLElement).queryByRole('button')).not.toBeInTheDocument();
+  });
+
+  it('shows system messages plainly and server errors in a dismissible banner', async () => {
+    const { connect, textbox } = setup();
+    const socket = connect();
+    socket.receive(
+      message({
+        author_type: 'system',
+        message_type: 'system_message',
+        raw_text: 'The assistant is unavailable right now, please try again',
+      }),
+    );
+    expect(screen.getByText('The assistant is unavailable right now, please try again')).toHaveClass('chat-system');
+    socket.receive({
+      message_type: 'error',
+      author_type: 'system',
+      code: 'rate_limited',
+      raw_text: 'You are sending messages too fast.',
+    });
+    const alert = screen.getByRole('alert');
+    expect(alert).toHaveTextContent('You are sending messages too fast.');
+    expect(textbox()).toBeEnabled();
+    await userEvent.click(within(alert).getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByText('You are sending messages too fast.')).not.toBeInTheDocument();
+  });
+
+  it('ignores an unreadable server frame and says so', () => {
+    const { connect, log } = setup();
+    const socket = connect([message({ raw_text: 'Still here' })]);
+    socket.receive('this is not json');
+    socket.receive({ message_type: 'mystery' });
+    expect(screen.getByRole('alert')).toHaveTextContent('Error processing message from server');
+    expect(log().getByText('Still here')).toBeInTheDocument();
+    expect(screen.getByRole('textbox', { name: 'Message' })).toBeEnabled();
+  });
+
+  it('says Failed to send message when the socket refuses the frame', async () => {
+    const { connect, textbox, log } = setup({ sendThrows: true });
+    connect();
+    await userEvent.type(textbox(), 'Hello{Enter}');
+    expect(screen.getByRole('alert')).toHaveTextContent('Failed to send message');
+    expect(log().queryByRole('article')).not.toBeInTheDocument();
+    expect(textbox()).toHaveValue('Hello');
+  });
+
+  it('shows a character counter near the 8000 limit', async () => {
+    const { connect, textbox } = setup();
+    connect();
+    expect(textbox()).toHaveAttribute('maxLength', '8000');
+    await userEvent.click(textbox());
+    await userEvent.paste('x'.repeat(7_600));
+    expect(screen.getByText('7,600 / 8,000')).toBeInTheDocument();
+  });
+
+  it('offers Reconnect when disconnected and retries with backoff', async () => {
+    const { connect, sockets, timers, textbox } = setup();
+    const socket = connect();
+    socket.serverClose(1006);
+    expect(screen.getByText(/You are disconnected\./)).toHaveTextContent('Trying again in 1 s.');
+    expect(textbox()).toBeDisabled();
+    expect(timers.delays()).toEqual([1_000]);
+    timers.advance(1_000);
+    expect(sockets).toHaveLength(2);
+    sockets[1]?.serverClose(1006);
+    expect(timers.delays()).toEqual([1_500]);
+    await userEvent.click(screen.getByRole('button', { name: 'Reconnect' }));
+    expect(sockets).toHaveLength(3);
+    expect(timers.delays()).toEqual([]);
+    // Only one socket at a time while connecting.
+    expect(screen.queryByRole('button', { name: 'Reconnect' })).not.toBeInTheDocument();
+    sockets[2]?.open();
+    expect(textbox()).toBeEnabled();
+    // Attempts were reset by the open.
+    sockets[2]?.serverClose(1011);
+    expect(timers.delays()).toEqual([1_000]);
+  });
+
+  it('does not retry after a normal close', () => {
+    const { connect, timers } = setup();
+    connect().serverClose(1000);
+    expect(screen.getByText(/You are disconnected\./)).not.toHaveTextContent('Trying again');
+    expect(timers.delays()).toEqual([]);
+    expect(screen.getByRole('button', { name: 'Reconnect' })).toBeInTheDocument();
+  });
+
+  it('retries 5 s after an unauthenticated close (1008) and 15 s after 1013', () => {
+    const { latest, sockets, timers } = setup();
+    latest().serverClose(1008);
+    expect(timers.delays()).toEqual([5_000]);
+    expect(screen.getByText(/You are disconnected\./)).toHaveTextContent('Trying again in 5 s.');
+    timers.advance(4_999);
+    expect(sockets).toHaveLength(1);
+    timers.advance(1);
+    expect(sockets).toHaveLength(2);
+    sockets[1]?.serverClose(1013);
+    expect(timers.delays()).toEqual([15_000]);
+  });
+
+  it('shows WebSocket connection error with Retry', async () => {
+    const { latest, sockets } = setup();
+    latest().fail();
+    latest().serverClose(1006);
+    const alert = screen.getByRole('alert');
+    expect(alert).toHaveTextContent('WebSocket connection error');
+    await userEvent.click(within(alert).getByRole('button', { name: 'Retry' }));
+    expect(sockets).toHaveLength(2);
+  });
+
+  it('shows Connection error when the socket cannot be created', () => {
+    const timers = fakeTimers();
+    class Broken {
+      constructor() {
+        throw new Error('blocked');
+      }
+    }
+    render(
+      <RouterProvider
+        router={createMemoryRouter(
+          [
+            {
+              path: '/',
+              element: (
+                <ChatPage
+                  channel="chat"
+                  title="Chat"
+                  subtitle="Talk"
+                  WebSocketImpl={Broken as unknown as ChatViewProps['WebSocketImpl']}
+                  timers={timers}
+                />
+              ),
+            },
+          ],
+          { initialEntries: ['/'] },
+        )}
+      />,
+    );
+    expect(screen.getByRole('alert')).toHaveTextContent('Connection error');
+    expect(timers.delays()).toEqual([1_000]);
+  });
+
+  it('loads older messages from the API and keeps the newer ones', async () => {
+    const network = mockFetch({
+      'GET /api/chat/messages/': reply(200, {
+        results: [message({ message_id: 5, raw_text: 'Older one' }), message({ message_id: 6, raw_text: 'Older two' })],
+        has_more: false,
+      }),
+    });
+    const { connect, log } = setup();
+    connect([message({ message_id: 7, raw_text: 'Newest' })], true);
+    await userEvent.click(screen.getByRole('button', { name: 'Load earlier messages' }));
+    await waitFor(() => expect(log().getAllByRole('article')).toHaveLength(3));
+    expect(
+      log()
+        .getAllByRole('article')
+        .map((a) => a.textContent?.replace(/\d+:\d+ [AP]M$/, '')),
+    ).toEqual(['Older one', 'Older two', 'Newest']);
+    expect(Object.fromEntries(new URLSearchParams(network.calls('GET /api/chat/messages/')[0]?.search))).toEqual({
+      before: '7',
+      limit: '50',
+      channel: 'chat',
+    });
+    expect(screen.queryByRole('button', { name: 'Load earlier messages' })).not.toBeInTheDocument();
+  });
+
+  it('keeps an unsent message when a new history arrives after a reconnect', async () => {
+    const { connect, textbox, sockets, timers, log } = setup();
+    const socket = connect([message({ message_id: 1, raw_text: 'Earlier' })]);
+    await userEvent.type(textbox(), 'Are you there?{Enter}');
+    socket.serverClose(1006);
+    timers.advance(1_000);
+    sockets[1]?.open();
+    sockets[1]?.receive(history([message({ message_id: 1, raw_text: 'Earlier' })]));
+    expect(log().getByRole('article', { name: 'You said' })).toHaveTextContent('sending...');
+    expect(log().getAllByRole('article')).toHaveLength(2);
+  });
+
+  it('shows Something went wrong with Try again when the chat crashes', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const timers = fakeTimers();
+    const { WebSocketImpl } = fakeWebSocketClass();
+    let broken = true;
+    const flaky = {
+      ...timers,
+      now: () => {
+        if (broken) throw new Error('clock broke');
+        return timers.now();
+      },
+    };
+    render(
+      <RouterProvider
+        router={createMemoryRouter(
+          [
+            {
+              path: '/',
+              element: (
+                <ChatPage channel="chat" title="Chat" subtitle="Talk" WebSocketImpl={WebSocketImpl} timers={flaky} />
+              ),
+            },
+          ],
+          { initialEntries: ['/'] },
+        )}
+      />,
+    );
+    expect(await screen.findByRole('heading', { name: 'Something went wrong' })).toBeInTheDocument();
+    broken = false;
+    await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
+    expect(screen.getByRole('textbox', { name: 'Message' })).toBeInTheDocument();
+  });
+});
+
+describe('the chat routes', () => {
+  it('/chat and /onboarding use their own sockets and titles', async () => {
+    mockFetch({ 'GET /api/users/me/': reply(200, USER_ME) });
+    const { WebSocketImpl, sockets } = fakeWebSocketClass();
+    vi.stubGlobal('WebSocket', WebSocketImpl);
+    const chat = renderRoutes(routes, { path: '/chat', auth: signedIn });
+    expect(await screen.findByRole('heading', { level: 1, name: 'Chat' })).toBeInTheDocument();
+    expect(sockets[0]?.url).toMatch(/^ws:\/\/[^/]+\/ws\/chat\/$/);
+    chat.unmount();
+    expect(sockets[0]?.closedWith).toBe(1000);
+
+    renderRoutes(routes, { path: '/onboarding', auth: signedIn });
+    expect(await screen.findByRole('heading', { level: 1, name: 'Getting to know you' })).toBeInTheDocument();
+    expect(sockets[1]?.url).toMatch(/\/ws\/onboarding\/$/);
+    sockets[1]?.open();
+    expect(screen.getByRole('textbox', { name: 'Message' })).toBeEnabled();
+  });
+});

@@ -1,0 +1,76 @@
+import type { TChatMessage } from '@daybook/contracts';
+import { describe, expect, it } from 'vitest';
+import { type ChatAction, type ChatState, chatReducer, initialChatState, oldestId } from './chat.state.ts';
+
+const msg = (id: number, fields: Partial<TChatMessage> = {}): TChatMessage => ({
+  author_type: 'assistant',
+  message_type: 'markdown',
+  raw_text: `message ${id}`,
+  message_id: id,
+  timestamp: '2025-06-02T10:00:00.000Z',
+  ...fields,
+});
+
+const run = (...actions: ChatAction[]) => actions.reduce<ChatState>(chatReducer, initialChatState);
+const texts = (state: ChatState) => state.items.map((i) => i.raw_text);
+
+describe('chatReducer', () => {
+  it('merges an overlapping history by id and keeps older pages and their has_more', () => {
+    const state = run(
+      { type: 'history', messages: [msg(10), msg(11)], hasMore: true },
+      { type: 'older', messages: [msg(8), msg(9)], hasMore: false },
+      { type: 'history', messages: [msg(11, { raw_text: 'edited' }), msg(12)], hasMore: true },
+    );
+    expect(state.items.map((i) => i.message_id)).toEqual([8, 9, 10, 11, 12]);
+    expect(texts(state)[3]).toBe('edited');
+    expect(state.hasMore).toBe(false);
+    expect(oldestId(state)).toBe(8);
+  });
+
+  it('replaces the list when a new history does not overlap (no gaps)', () => {
+    const state = run(
+      { type: 'history', messages: [msg(1), msg(2)], hasMore: false },
+      { type: 'history', messages: [msg(80), msg(81)], hasMore: true },
+    );
+    expect(state.items.map((i) => i.message_id)).toEqual([80, 81]);
+    expect(state.hasMore).toBe(true);
+  });
+
+  it('matches a history message to an unsent local one by trimmed text', () => {
+    const state = run(
+      { type: 'history', messages: [msg(1)], hasMore: false },
+      { type: 'send', key: 'local-1', text: 'Hi there' },
+      { type: 'send', key: 'local-2', text: 'Second' },
+      {
+        type: 'history',
+        messages: [msg(1), msg(2, { author_type: 'human', message_type: 'message', raw_text: ' Hi there ' })],
+        hasMore: false,
+      },
+    );
+    expect(state.items.map((i) => [i.message_id, i.timestamp === null])).toEqual([
+      [1, false],
+      [2, false],
+      [null, true],
+    ]);
+  });
+
+  it('puts new stored messages before unsent ones and ignores duplicates', () => {
+    const state = run(
+      { type: 'history', messages: [msg(1)], hasMore: false },
+      { type: 'send', key: 'local-1', text: 'pending' },
+      { type: 'message', message: msg(2) },
+      { type: 'message', message: msg(2) },
+    );
+    expect(texts(state)).toEqual(['message 1', 'message 2', 'pending']);
+  });
+
+  it('drops a live stream bubble once the history holds its final message', () => {
+    const state = run(
+      { type: 'history', messages: [msg(1)], hasMore: false },
+      { type: 'stream', streamId: 's', delta: 'partial' },
+      { type: 'history', messages: [msg(1), msg(2, { stream_id: 's', raw_text: 'complete' })], hasMore: false },
+    );
+    expect(texts(state)).toEqual(['message 1', 'complete']);
+    expect(state.items.some((i) => i.streaming)).toBe(false);
+  });
+});

@@ -1,0 +1,187 @@
+// The message list as a pure reducer: history merge, echo matching, streamed replies, older pages.
+import type { TAuthorType, TChatMessage, TMessageType } from '@daybook/contracts';
+
+export interface ChatItem {
+  /** Stable React key: `m<id>` for stored messages, `local-<n>` before the echo, `stream-<id>` while streaming. */
+  key: string;
+  author_type: TAuthorType;
+  message_type: TMessageType;
+  raw_text: string;
+  message_id: number | null;
+  /** Null while a local message waits for its echo (shown as "sending..."). */
+  timestamp: string | null;
+  url?: string;
+  stream_id?: string;
+  /** A reply still being streamed. */
+  streaming?: boolean;
+}
+
+export interface ChatState {
+  items: ChatItem[];
+  /** Older messages exist on the server before the first item. */
+  hasMore: boolean;
+  /** The first history has arrived. */
+  loaded: boolean;
+}
+
+export const initialChatState: ChatState = { items: [], hasMore: false, loaded: false };
+
+export type ChatAction =
+  | { type: 'history'; messages: TChatMessage[]; hasMore: boolean }
+  | { type: 'older'; messages: TChatMessage[]; hasMore: boolean }
+  | { type: 'message'; message: TChatMessage }
+  | { type: 'stream'; streamId: string; delta: string }
+  | { type: 'send'; key: string; text: string }
+  | { type: 'unsend'; key: string };
+
+const isPending = (item: ChatItem) =>
+  item.author_type === 'human' && item.message_id === null && item.timestamp === null;
+
+let transientKeys = 0;
+
+const fromMessage = (message: TChatMessage): ChatItem => ({
+  key: message.message_id === null ? `t-${++transientKeys}` : `m${message.message_id}`,
+  author_type: message.author_type,
+  message_type: message.message_type,
+  raw_text: message.raw_text,
+  message_id: message.message_id,
+  timestamp: message.timestamp,
+  ...(message.url === undefined ? {} : { url: message.url }),
+  ...(message.stream_id === undefined ? {} : { stream_id: message.stream_id }),
+});
+
+const byId = (a: ChatItem, b: ChatItem) => (a.message_id ?? 0) - (b.message_id ?? 0);
+
+/** Stored messages ordered by id, then the local ones (unsent messages, live replies) in arrival order. */
+function arrange(stored: ChatItem[], local: ChatItem[]) {
+  return [...stored.sort(byId), ...local];
+}
+
+function applyHistory(state: ChatState, messages: TChatMessage[], hasMore: boolean): ChatState {
+  const incoming = messages.filter((m) => m.message_id !== null).map(fromMessage);
+  const current = new Map(state.items.filter((i) => i.message_id !== null).map((i) => [i.message_id, i]));
+  const oldestIncoming = incoming.reduce((min, i) => Math.min(min, i.message_id as number), Number.POSITIVE_INFINITY);
+  // Keep what we had only when the new window overlaps it; otherwise a gap could hide messages.
+  const overlaps = [...current.keys()].some((id) => (id as number) >= oldestIncoming);
+  const stored = new Map(overlaps ? current : []);
+  // Human messages the server stored while our copies were still unsent.
+  const newHuman = incoming.filter((i) => i.author_type === 'human' && !current.has(i.message_id));
+  for (const item of incoming) stored.set(item.message_id, item);
+
+  const local: ChatItem[] = [];
+  for (const item of state.items) {
+    if (item.message_id !== null) continue;
+    if (isPending(item)) {
+      const match = newHuman.findIndex((h) => h.raw_text.trim() === item.raw_text.trim());
+      if (match >= 0) {
+        newHuman.splice(match, 1);
+        continue;
+      }
+    }
+    if (item.streaming && incoming.some((i) => i.stream_id === item.stream_id)) continue;
+    local.push(item);
+  }
+  const keptOlder = overlaps && [...current.keys()].some((id) => (id as number) < oldestIncoming);
+  return { items: arrange([...stored.values()], local), hasMore: keptOlder ? state.hasMore : hasMore, loaded: true };
+}
+
+function applyMessage(state: ChatState, message: TChatMessage): ChatState {
+  const items = state.items;
+  const id = message.message_id;
+  const known = id === null ? -1 : items.findIndex((i) => i.message_id === id);
+  if (known >= 0) {
+    // An echo of a message we already hold: take the server's time stamp (and text).
+    const next = items.slice();
+    next[known] = { ...(items[known] as ChatItem), raw_text: message.raw_text, timestamp: message.timestamp };
+    return { ...state, items: next };
+  }
+  const item = fromMessage(message);
+  if (message.author_type === 'human') {
+    const text = message.raw_text.trim();
+    const pending = items.findIndex((i) => isPending(i) && i.raw_text.trim() === text);
+    if (pending >= 0) {
+      const next = items.slice();
+      // Keep the local key so the bubble does not remount.
+      next[pending] = { ...item, key: (items[pending] as ChatItem).key };
+      return { ...state, items: next };
+    }
+  }
+  if (message.stream_id !== undefined) {
+    const live = items.findIndex((i) => i.streaming && i.stream_id === message.stream_id);
+    if (live >= 0) {
+      const next = items.slice();
+      next[live] = { ...item, key: (items[live] as ChatItem).key };
+      return { ...state, items: next };
+    }
+  }
+  // A new message goes after everything stored but before our unsent ones.
+  const firstLocal = items.findIndex((i) => i.message_id === null && isPending(i));
+  if (id !== null && firstLocal >= 0) {
+    return { ...state, items: [...items.slice(0, firstLocal), item, ...items.slice(firstLocal)] };
+  }
+  return { ...state, items: [...items, item] };
+}
+
+function applyStream(state: ChatState, streamId: string, delta: string): ChatState {
+  const items = state.items;
+  const live = items.findIndex((i) => i.stream_id === streamId);
+  if (live >= 0) {
+    const current = items[live] as ChatItem;
+    // The final message already replaced the live bubble: late pieces are dropped.
+    if (!current.streaming) return state;
+    const next = items.slice();
+    next[live] = { ...current, raw_text: current.raw_text + delta };
+    return { ...state, items: next };
+  }
+  const item: ChatItem = {
+    key: `stream-${streamId}`,
+    author_type: 'assistant',
+    message_type: 'markdown',
+    raw_text: delta,
+    message_id: null,
+    timestamp: null,
+    stream_id: streamId,
+    streaming: true,
+  };
+  return { ...state, items: [...items, item] };
+}
+
+export function chatReducer(state: ChatState, action: ChatAction): ChatState {
+  switch (action.type) {
+    case 'history':
+      return applyHistory(state, action.messages, action.hasMore);
+    case 'older': {
+      const have = new Set(state.items.map((i) => i.message_id).filter((id) => id !== null));
+      const older = action.messages.filter((m) => m.message_id !== null && !have.has(m.message_id)).map(fromMessage);
+      return { ...state, items: [...older.sort(byId), ...state.items], hasMore: action.hasMore };
+    }
+    case 'message':
+      return applyMessage(state, action.message);
+    case 'stream':
+      return applyStream(state, action.streamId, action.delta);
+    case 'send':
+      return {
+        ...state,
+        items: [
+          ...state.items,
+          {
+            key: action.key,
+            author_type: 'human',
+            message_type: 'message',
+            raw_text: action.text,
+            message_id: null,
+            timestamp: null,
+          },
+        ],
+      };
+    case 'unsend':
+      return { ...state, items: state.items.filter((i) => i.key !== action.key) };
+  }
+}
+
+/** The oldest stored message id, the `before` cursor for older history. */
+export const oldestId = (state: ChatState) =>
+  state.items.reduce<number | null>(
+    (min, i) => (i.message_id === null ? min : min === null ? i.message_id : Math.min(min, i.message_id)),
+    null,
+  );
