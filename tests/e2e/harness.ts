@@ -25,6 +25,8 @@ export interface RunningApp {
   baseUrl: string;
   logs(): string;
   stop(): Promise<void>;
+  /** Kills the server process and starts it again on the same port and database. */
+  restart(): Promise<void>;
 }
 
 /** Runs one of the operator commands (scripts/*.ts) against the app's database. */
@@ -60,49 +62,67 @@ export async function startApp(
     return res.stdout;
   };
   await beforeStart?.(run);
-  const child: ChildProcess = spawn(
-    path.join(ROOT, 'node_modules/.bin/tsx'),
-    [path.join(ROOT, 'apps/server/src/server.ts')],
-    {
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let logs = '';
+  let child: ChildProcess;
+  let exited: Promise<void>;
+
+  const spawnServer = () => {
+    child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'apps/server/src/server.ts')], {
       cwd: ROOT,
       env: fullEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let logs = '';
-  child.stdout?.on('data', (d) => {
-    logs += d;
-  });
-  child.stderr?.on('data', (d) => {
-    logs += d;
-  });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const baseUrl = `http://127.0.0.1:${port}`;
+    });
+    child.stdout?.on('data', (d) => {
+      logs += d;
+    });
+    child.stderr?.on('data', (d) => {
+      logs += d;
+    });
+    exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  };
 
-  const stop = async () => {
-    if (child.exitCode === null) {
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
       child.kill('SIGKILL');
+      await exited;
     }
+  };
+
+  const waitReady = async () => {
+    const until = Date.now() + 60_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`server exited early:\n${logs}`);
+      const ready = await fetch(`${baseUrl}/readyz`)
+        .then((r) => r.ok)
+        .catch(() => false);
+      if (ready) return;
+      if (Date.now() > until) throw new Error(`server did not become ready:\n${logs}`);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  };
+
+  const stop = async () => {
+    await kill();
     await database?.drop();
     await rm(dataDir, { recursive: true, force: true });
   };
 
-  const until = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early:\n${logs}`);
-    const ready = await fetch(`${baseUrl}/readyz`)
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (ready) break;
-    if (Date.now() > until) {
-      await stop();
-      throw new Error(`server did not become ready:\n${logs}`);
-    }
-    await new Promise((r) => setTimeout(r, 150));
+  spawnServer();
+  try {
+    await waitReady();
+  } catch (err) {
+    await stop();
+    throw err;
   }
-  return { baseUrl, logs: () => logs, stop, run };
+  const restart = async () => {
+    await kill();
+    spawnServer();
+    await waitReady();
+  };
+  return { baseUrl, logs: () => logs, stop, restart, run };
 }
 
 export async function launchBrowser(): Promise<Browser> {
