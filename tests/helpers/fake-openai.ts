@@ -17,9 +17,17 @@ export type Script =
   | { stall: true }
   | { garbage: string };
 
+export interface Timing {
+  /** performance.now() when the request arrived, and when the answer was fully written. */
+  receivedAt: number;
+  finishedAt: number;
+}
+
 export interface FakeOpenAI {
   baseUrl: string;
   requests: CompletionRequest[];
+  /** Per request, in the order of `requests`. */
+  timings: Timing[];
   /** How chat replies (stream: true) are answered; default: "You said: <last message>". */
   onChat(fn: (req: CompletionRequest) => Script): void;
   /** How structured-output calls (memory extraction) are answered; default: no operations. */
@@ -41,6 +49,7 @@ function chunk(model: string, content: string | null, finish: string | null) {
 
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const requests: CompletionRequest[] = [];
+  const timings: Timing[] = [];
   let chat: (req: CompletionRequest) => Script = (req) => ({ text: `You said: ${lastUser(req)}`, chunks: 3 });
   let json: (req: CompletionRequest) => Script = () => ({ text: '{"operations":[]}' });
   const stalled: ServerResponse[] = [];
@@ -53,7 +62,12 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       return;
     }
     const body = JSON.parse(raw) as CompletionRequest;
+    const timing: Timing = { receivedAt: performance.now(), finishedAt: 0 };
     requests.push(body);
+    timings.push(timing);
+    res.on('finish', () => {
+      timing.finishedAt = performance.now();
+    });
     const script = (body.response_format ? json : chat)(body);
     if ('stall' in script) {
       stalled.push(res);
@@ -103,6 +117,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    timings,
     onChat: (fn) => {
       chat = fn;
     },

@@ -84,11 +84,13 @@ export function createChatService(deps: {
     }
     const { rows } = await repo.page(user.id, channel, 40);
     const last = rows.at(-1)?.rawText ?? '';
-    const known = [
-      ...(await memoriesRepo.core(user.id, 10)),
-      ...(await memoriesRepo.relevant(user.id, last, 20)),
-      ...(await memoriesRepo.recent(user.id, 10)),
-    ];
+    // At most 8 + 12 + 6 memories, however many the user has: the prompt stays bounded.
+    const [core, relevant, recent] = await Promise.all([
+      memoriesRepo.core(user.id, 8),
+      memoriesRepo.relevant(user.id, last, 12),
+      memoriesRepo.recent(user.id, 6),
+    ]);
+    const known = [...core, ...relevant, ...recent];
     const memories = [...new Map(known.map((m) => [m.id, m])).values()];
     const messages = buildPrompt({
       onboarding: channel === 'onboarding',
