@@ -164,6 +164,21 @@ export function Field({ id, label, error, hint, after, onChange, type = 'text', 
   );
 }
 
+/** The email input of every account form, with the attributes phones and password managers expect. */
+export function EmailField(props: Omit<FieldProps, 'label' | 'type'>) {
+  return (
+    <Field
+      label="Email"
+      type="email"
+      autoComplete="email"
+      inputMode="email"
+      autoCapitalize="none"
+      spellCheck={false}
+      {...props}
+    />
+  );
+}
+
 export interface TextAreaFieldProps
   extends FieldFrame,
     Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'id' | 'value' | 'onChange'> {

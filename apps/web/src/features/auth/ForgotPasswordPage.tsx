@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { Field, FormError, useForm } from '../../components/form.tsx';
+import { EmailField, FormError, useForm } from '../../components/form.tsx';
 import { ApiError, serverFieldErrors } from '../../lib/api.ts';
 import { AuthCard, StatusCard } from './AuthCard.tsx';
 import { RATE_LIMITED_MESSAGE } from './allauth.ts';
@@ -71,15 +71,7 @@ export function ForgotPasswordPage() {
     >
       {error && <FormError>{error}</FormError>}
       <form className="auth-form" noValidate onSubmit={onSubmit}>
-        <Field
-          {...form.field('email')}
-          label="Email"
-          type="email"
-          autoComplete="email"
-          inputMode="email"
-          autoCapitalize="none"
-          spellCheck={false}
-        />
+        <EmailField {...form.field('email')} />
         <button type="submit" className="btn btn-primary btn-lg btn-block" disabled={busy}>
           {busy ? 'Sending...' : 'Reset Password'}
         </button>

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
-import { Field, FormError, useForm } from '../../components/form.tsx';
+import { EmailField, Field, FormError, useForm } from '../../components/form.tsx';
 import { AuthCard } from './AuthCard.tsx';
 import {
   type AllauthResponse,
@@ -107,15 +107,7 @@ export function LoginPage() {
         </div>
       )}
       <form className="auth-form" noValidate onSubmit={onSubmit}>
-        <Field
-          {...form.field('email')}
-          label="Email"
-          type="email"
-          autoComplete="email"
-          inputMode="email"
-          autoCapitalize="none"
-          spellCheck={false}
-        />
+        <EmailField {...form.field('email')} />
         <Field
           {...form.field('password')}
           label="Password"

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
-import { Field, FormError, useForm } from '../../components/form.tsx';
+import { EmailField, FormError, useForm } from '../../components/form.tsx';
 import { ApiError, serverFieldErrors } from '../../lib/api.ts';
 import { AuthCard, StatusCard } from './AuthCard.tsx';
 import { RATE_LIMITED_MESSAGE } from './allauth.ts';
@@ -67,15 +67,7 @@ export function ResendVerificationPage() {
     >
       {error && <FormError>{error}</FormError>}
       <form className="auth-form" noValidate onSubmit={onSubmit}>
-        <Field
-          {...form.field('email')}
-          label="Email"
-          type="email"
-          autoComplete="email"
-          inputMode="email"
-          autoCapitalize="none"
-          spellCheck={false}
-        />
+        <EmailField {...form.field('email')} />
         <button type="submit" className="btn btn-primary btn-lg btn-block" disabled={busy}>
           {busy ? 'Sending...' : 'Resend Verification Email'}
         </button>

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
-import { Field, FormError, useForm } from '../../components/form.tsx';
+import { EmailField, Field, FormError, useForm } from '../../components/form.tsx';
 import { serverFieldErrors, serverMessage } from '../../lib/api.ts';
 import { AuthCard } from './AuthCard.tsx';
 import { invalidateSession } from './allauth.ts';
@@ -71,15 +71,7 @@ export function SignupPage() {
           autoCapitalize="none"
           spellCheck={false}
         />
-        <Field
-          {...form.field('email')}
-          label="Email"
-          type="email"
-          autoComplete="email"
-          inputMode="email"
-          autoCapitalize="none"
-          spellCheck={false}
-        />
+        <EmailField {...form.field('email')} />
         <Field
           {...form.field('password1')}
           label="Password"
