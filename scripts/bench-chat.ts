@@ -12,6 +12,8 @@ import { startFakeOpenAI } from '../tests/helpers/fake-openai.ts';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const TURNS = Number(process.env.BENCH_TURNS ?? 5);
+// People pause between messages; 0 turns the benchmark into a flood test.
+const THINK_MS = Number(process.env.BENCH_THINK_MS ?? 1000);
 
 const fake = await startFakeOpenAI();
 fake.onChat(() => ({ text: 'Sure, here is a short answer.', chunks: 4 }));
@@ -91,12 +93,15 @@ try {
   for (let i = 0; i < USERS; i++) cookies.push(await newUser(i, token));
   const sockets = await Promise.all(cookies.map(openSocket));
 
-  console.log(`${USERS} users, ${TURNS} turns each, all at once, zero-latency model:`);
+  console.log(`${USERS} users, ${TURNS} turns each, ~${THINK_MS} ms between a user's messages, zero-latency model:`);
   const totals: number[] = [];
   const server: number[] = [];
   await Promise.all(
     sockets.map(async (ws, i) => {
+      // Users start at different moments, then pause about THINK_MS between messages.
+      await new Promise((r) => setTimeout(r, Math.random() * THINK_MS));
       for (let n = 0; n < TURNS; n++) {
+        if (n) await new Promise((r) => setTimeout(r, THINK_MS * (0.5 + Math.random())));
         const t = await turn(ws, `Message ${n} from user ${i}: what should I read this week?`);
         totals.push(t.total);
         server.push(t.server);
@@ -146,6 +151,8 @@ try {
     `  prompt size   10 memories: ~${small} tokens   5,000 memories: ~${large} tokens   growth ${(large / small).toFixed(2)}x (target ≤ 1.5x)`,
   );
 } finally {
+  // Let the learning calls that follow the last replies finish before closing the database.
+  await new Promise((r) => setTimeout(r, 1000));
   await app.close();
   await fake.close();
   await rm(dataDir, { recursive: true, force: true });

@@ -166,13 +166,14 @@ export function createChatService(deps: {
 
       // Stored before anything else happens: whatever fails later, the message is kept.
       const human = await say(user.id, channel, 'human', 'message', text);
-      void learn(user, channel, human.id, text);
       if (channel === 'onboarding' && STOP_WORDS.test(text)) {
+        void learn(user, channel, human.id, text);
         await say(user.id, channel, 'assistant', 'markdown', 'No problem. You can tell me more any time in the chat.');
         await finishOnboarding(user.id);
         return null;
       }
-      await reply(user, channel);
+      // Learning starts once the reply is out, so it never competes with it; the caller is not kept waiting.
+      await reply(user, channel).finally(() => void learn(user, channel, human.id, text));
       return null;
     },
 
