@@ -8,11 +8,18 @@ export interface CompletionRequest {
   stream?: boolean;
   messages: Array<{ role: string; content: string }>;
   response_format?: { type: string; json_schema?: { name: string } };
+  tools?: Array<{ type: string; function: { name: string } }>;
+  tool_choice?: unknown;
 }
 
 /** What the fake answers: text (streamed in pieces when asked to stream), an HTTP error, a stall, or garbage. */
 export type Script =
-  | { text: string; chunks?: number; delayMs?: number }
+  | {
+      text: string;
+      chunks?: number;
+      delayMs?: number /** answer a tool call in prose, as some local models do */;
+      ignoreTools?: boolean;
+    }
   | { status: number; body?: string }
   | { stall: true }
   | { garbage: string };
@@ -30,7 +37,7 @@ export interface FakeOpenAI {
   timings: Timing[];
   /** How chat replies (stream: true) are answered; default: "You said: <last message>". */
   onChat(fn: (req: CompletionRequest) => Script): void;
-  /** How structured-output calls (memory extraction) are answered; default: no operations. */
+  /** How tool and structured-output calls (memory extraction) are answered; default: no operations. A tool call's arguments are the script's text. */
   onJson(fn: (req: CompletionRequest) => Script): void;
   close(): Promise<void>;
 }
@@ -68,7 +75,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     res.on('finish', () => {
       timing.finishedAt = performance.now();
     });
-    const script = (body.response_format ? json : chat)(body);
+    const structured = Boolean(body.response_format || body.tools?.length);
+    const script = (structured ? json : chat)(body);
     if ('stall' in script) {
       stalled.push(res);
       return;
@@ -86,13 +94,22 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       return;
     }
     if (!body.stream) {
+      const tool = script.ignoreTools ? undefined : body.tools?.[0]?.function.name;
+      // With tools, the model "calls" the first one with the script's text as its arguments.
+      const message = tool
+        ? {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_fake', type: 'function', function: { name: tool, arguments: script.text } }],
+          }
+        : { role: 'assistant', content: script.text };
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           id: 'chatcmpl-fake',
           object: 'chat.completion',
           created: Math.floor(Date.now() / 1000),
           model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: script.text }, finish_reason: 'stop' }],
+          choices: [{ index: 0, message, finish_reason: tool ? 'tool_calls' : 'stop' }],
           usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
         }),
       );

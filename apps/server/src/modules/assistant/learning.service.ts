@@ -1,5 +1,6 @@
-// After each human turn, a separate call asks the model which facts to ADD, UPDATE or DELETE among
-// the user's memories, and applies them with provenance. Malformed output is ignored, never fatal.
+// After each human turn, a separate call makes the model call the tool save_memory_changes with the
+// facts to ADD, UPDATE or DELETE among the user's memories; they are applied with provenance.
+// Malformed output is ignored, never fatal.
 import { MEMORY_TYPES, type TMemoryType } from '@daybook/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
@@ -151,7 +152,8 @@ export function createLearningService(deps: {
       const known = [...(await memoriesRepo.relevant(user.id, text, 25)), ...(await memoriesRepo.core(user.id, 10))];
       const unique = [...new Map(known.map((m) => [m.id, m])).values()];
       const list = unique.map((m) => ({ id: m.id, key: m.key, data: m.data, memory_type: m.memoryType }));
-      const raw = await llm.json(
+      // Explicit requests ("remember that...", "forget that...") arrive here too, as tool calls.
+      const raw = await llm.callTool(
         [
           { role: 'system', content: INSTRUCTIONS },
           {
@@ -159,8 +161,11 @@ export function createLearningService(deps: {
             content: `Existing memories:\n${JSON.stringify(list)}\n\nThe user's latest message:\n${text}`,
           },
         ],
-        'memory_operations',
-        EXTRACTION_SCHEMA as unknown as Record<string, unknown>,
+        {
+          name: 'save_memory_changes',
+          description: 'Add, update or delete memories about the user.',
+          parameters: EXTRACTION_SCHEMA as unknown as Record<string, unknown>,
+        },
       );
       return apply(user.id, messageId, parse(raw), unique);
     },

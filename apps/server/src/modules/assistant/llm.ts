@@ -11,8 +11,15 @@ export interface Llm {
   model: string;
   /** The reply, piece by piece, as the model generates it. */
   stream(messages: LlmMessage[], signal?: AbortSignal): AsyncIterable<string>;
-  /** A JSON answer following `schema` (structured output); the raw text when the model ignores it. */
-  json(messages: LlmMessage[], name: string, schema: Record<string, unknown>, signal?: AbortSignal): Promise<string>;
+  /**
+   * Makes the model call the one tool `name` and returns the arguments it passed (JSON text). A model
+   * that answers in prose instead gets that text back, for the caller's tolerant parsing.
+   */
+  callTool(
+    messages: LlmMessage[],
+    tool: { name: string; description: string; parameters: Record<string, unknown> },
+    signal?: AbortSignal,
+  ): Promise<string>;
 }
 
 export function createLlm(config: Config['llm']): Llm | null {
@@ -34,12 +41,19 @@ export function createLlm(config: Config['llm']): Llm | null {
         if (text) yield text;
       }
     },
-    async json(messages, name, schema, signal) {
+    async callTool(messages, tool, signal) {
       const res = await client.chat.completions.create(
-        { model, messages, response_format: { type: 'json_schema', json_schema: { name, schema, strict: true } } },
+        {
+          model,
+          messages,
+          tools: [{ type: 'function', function: tool }],
+          tool_choice: { type: 'function', function: { name: tool.name } },
+        },
         { signal },
       );
-      return res.choices[0]?.message?.content ?? '';
+      const message = res.choices[0]?.message;
+      const call = message?.tool_calls?.find((c) => c.type === 'function' && c.function.name === tool.name);
+      return call && call.type === 'function' ? call.function.arguments : (message?.content ?? '');
     },
   };
 }

@@ -82,12 +82,10 @@ describe('learning', () => {
     expect(memories.every((m) => echo.message_type === 'message' && m.source_message_id === echo.message_id)).toBe(
       true,
     );
-    // The extraction call asked for structured output and saw the message.
-    const extraction = fake.requests.filter((r) => r.response_format).at(-1);
-    expect(extraction?.response_format).toMatchObject({
-      type: 'json_schema',
-      json_schema: { name: 'memory_operations' },
-    });
+    // The extraction made the model call the memory tool, and saw the message.
+    const extraction = fake.requests.filter((r) => r.tools).at(-1);
+    expect(extraction?.tools?.[0]?.function.name).toBe('save_memory_changes');
+    expect(extraction?.tool_choice).toEqual({ type: 'function', function: { name: 'save_memory_changes' } });
     expect(extraction?.messages.at(-1)?.content).toContain('I live in Lisbon and go climbing every Saturday');
     c.ws.close();
   });
@@ -143,9 +141,10 @@ describe('learning', () => {
     c.ws.close();
   });
 
-  it('reads JSON that a local model wrapped in a code fence', async () => {
+  it('reads JSON that a local model wrote in prose, in a code fence, instead of calling the tool', async () => {
     fake.onJson(() => ({
       text: `\`\`\`json\n${JSON.stringify({ operations: [add('music', 'Loves jazz', 'interest')] })}\n\`\`\``,
+      ignoreTools: true,
     }));
     const { browser } = await signedInUser(t);
     const c = await open(browser);
@@ -165,7 +164,7 @@ describe('learning', () => {
     await c.next((e) => e.message_type === 'markdown');
     await new Promise((r) => setTimeout(r, 200));
     expect(await memoriesOf(browser)).toEqual([]);
-    expect(fake.requests.slice(before).some((r) => r.response_format)).toBe(false);
+    expect(fake.requests.slice(before).some((r) => r.tools)).toBe(false);
     c.ws.close();
   });
 });

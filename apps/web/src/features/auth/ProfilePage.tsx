@@ -5,7 +5,7 @@ import { Banner } from '../../components/Banner.tsx';
 import { Loading } from '../../components/Loading.tsx';
 import { getMe, resendVerification } from './api.ts';
 import { initialsOf, useAuth } from './auth-context.tsx';
-import { PauseSwitch, useDailyMessagePause } from './daily-pause.tsx';
+import { PauseSwitch, SettingSwitch, useDailyMessagePause, useUserSetting } from './daily-pause.tsx';
 import { RESEND_FAILED } from './ResendVerificationPage.tsx';
 import { signOut } from './sign-out.ts';
 
@@ -25,6 +25,9 @@ export function ProfilePage() {
   const pause = useDailyMessagePause();
   const { receive } = pause;
   const pauseHintId = useId();
+  const learning = useUserSetting('learn_from_chats');
+  const receiveLearning = learning.receive;
+  const learningHintId = useId();
 
   const load = useCallback(
     (signal?: AbortSignal) => {
@@ -33,12 +36,13 @@ export function ProfilePage() {
         .then((user) => {
           setMe(user);
           receive(user.is_daily_message_paused);
+          receiveLearning(user.learn_from_chats);
         })
         .catch((err: Error) => {
           if (err.name !== 'AbortError') setLoadFailed(true);
         });
     },
-    [receive],
+    [receive, receiveLearning],
   );
 
   useEffect(() => {
@@ -128,6 +132,27 @@ export function ProfilePage() {
             {pause.error && (
               <p className="field-error" role="alert">
                 {pause.error}
+              </p>
+            )}
+          </section>
+
+          <section className="card account-section" aria-labelledby="account-learning">
+            <h2 id="account-learning" className="account-section-title">
+              Learning
+            </h2>
+            <SettingSwitch
+              label="Learn from my chats"
+              checked={learning.value}
+              onToggle={() => void learning.toggle()}
+              describedBy={learningHintId}
+            />
+            <p id={learningHintId} className="muted account-action-text">
+              When on, your assistant saves what it learns about you in chat as memories you can review on the Memories
+              page. When off, it remembers nothing new.
+            </p>
+            {learning.error && (
+              <p className="field-error" role="alert">
+                {learning.error}
               </p>
             )}
           </section>

@@ -140,6 +140,20 @@ describe('Profile', () => {
     expect(await main.findByText('A new verification email has been sent to sam@example.com.')).toBeInTheDocument();
   });
 
+  it('turns "Learn from my chats" off and saves it', async () => {
+    const { calls } = mockFetch({
+      [`GET ${ME}`]: reply(200, USER_ME),
+      [`PATCH ${ME}`]: reply(200, { ...USER_ME, learn_from_chats: false }),
+    });
+    renderRoutes(routes, { path: '/profile', auth: signedIn });
+    const main = within(screen.getByRole('main'));
+    const learn = await main.findByRole('switch', { name: 'Learn from my chats' });
+    await waitFor(() => expect(learn).toHaveAttribute('aria-checked', 'true'));
+    await userEvent.click(learn);
+    await waitFor(() => expect(learn).toHaveAttribute('aria-checked', 'false'));
+    expect(calls(`PATCH ${ME}`).map((c) => c.body)).toEqual([{ learn_from_chats: false }]);
+  });
+
   it('is for signed-in users only', async () => {
     mockFetch();
     const { router } = renderRoutes(routes, { path: '/profile' });
