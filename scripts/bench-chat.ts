@@ -5,18 +5,37 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import WebSocket from 'ws';
+import { Worker } from 'node:worker_threads';
 import { buildApp } from '../apps/server/src/app.ts';
 import { loadConfig } from '../apps/server/src/config.ts';
-import { startFakeOpenAI } from '../tests/helpers/fake-openai.ts';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const TURNS = Number(process.env.BENCH_TURNS ?? 5);
 // People pause between messages; 0 turns the benchmark into a flood test.
 const THINK_MS = Number(process.env.BENCH_THINK_MS ?? 1000);
 
-const fake = await startFakeOpenAI();
-fake.onChat(() => ({ text: 'Sure, here is a short answer.', chunks: 4 }));
+// The fake model and the simulated users run in a worker thread: the server's event loop is its own.
+// A worker cannot start from a .ts file, so it first registers tsx, then imports the load script.
+const tsxApi = import.meta.resolve('tsx/esm/api');
+const loadScript = new URL('./bench-chat-load.ts', import.meta.url).href;
+const worker = new Worker(
+  `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(loadScript)}); });`,
+  {
+    eval: true,
+    workerData: { turns: TURNS, thinkMs: THINK_MS },
+  },
+);
+const ask = <T>(message: object, type: string) =>
+  new Promise<T>((resolve) => {
+    const onMessage = (reply: { type: string }) => {
+      if (reply.type !== type) return;
+      worker.off('message', onMessage);
+      resolve(reply as T);
+    };
+    worker.on('message', onMessage);
+    if (Object.keys(message).length) worker.postMessage(message);
+  });
+const fake = await ask<{ baseUrl: string }>({}, 'fake');
 const dataDir = await mkdtemp(path.join(tmpdir(), 'daybook-bench-chat-'));
 const config = loadConfig({
   ...process.env,
@@ -54,36 +73,17 @@ async function newUser(i: number, token: string) {
   });
   if (res.statusCode !== 201) throw new Error(`signup failed: ${res.body}`);
   keep(res);
+  if (process.env.BENCH_LEARN === '0') {
+    await app.inject({
+      method: 'PATCH',
+      url: '/api/users/me/',
+      remoteAddress: ip,
+      headers: { 'x-csrftoken': jar.get('csrftoken') ?? '', origin: 'http://bench.local' },
+      cookies: Object.fromEntries(jar),
+      payload: { learn_from_chats: false },
+    });
+  }
   return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-}
-
-function openSocket(cookie: string) {
-  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/ws/chat/`, {
-    headers: { cookie, origin: 'http://bench.local' },
-  });
-  return new Promise<WebSocket>((resolve, reject) => {
-    ws.once('message', () => resolve(ws)); // the history frame
-    ws.once('error', reject);
-  });
-}
-
-/** Total turn time, and the server's share: frame sent → model request arrives, plus model done → reply at the client. */
-async function turn(ws: WebSocket, text: string): Promise<{ total: number; server: number }> {
-  const start = performance.now();
-  return new Promise((resolve) => {
-    const onMessage = (data: WebSocket.RawData) => {
-      if (JSON.parse(data.toString()).message_type === 'markdown') {
-        ws.off('message', onMessage);
-        const end = performance.now();
-        const i = fake.requests.findIndex((r) => r.stream && r.messages.at(-1)?.content === text);
-        const timing = fake.timings[i];
-        const server = timing ? timing.receivedAt - start + (end - timing.finishedAt) : Number.NaN;
-        resolve({ total: end - start, server });
-      }
-    };
-    ws.on('message', onMessage);
-    ws.send(JSON.stringify({ author_type: 'human', message_type: 'message', raw_text: text }));
-  });
 }
 
 try {
@@ -91,40 +91,23 @@ try {
   console.log(`Creating ${USERS} users...`);
   const cookies: string[] = [];
   for (let i = 0; i < USERS; i++) cookies.push(await newUser(i, token));
-  const sockets = await Promise.all(cookies.map(openSocket));
+  const wsUrl = `${base.replace(/^http/, 'ws')}/ws/chat/`;
 
   console.log(`${USERS} users, ${TURNS} turns each, ~${THINK_MS} ms between a user's messages, zero-latency model:`);
-  const totals: number[] = [];
-  const server: number[] = [];
-  await Promise.all(
-    sockets.map(async (ws, i) => {
-      // Users start at different moments, then pause about THINK_MS between messages.
-      await new Promise((r) => setTimeout(r, Math.random() * THINK_MS));
-      for (let n = 0; n < TURNS; n++) {
-        if (n) await new Promise((r) => setTimeout(r, THINK_MS * (0.5 + Math.random())));
-        const t = await turn(ws, `Message ${n} from user ${i}: what should I read this week?`);
-        totals.push(t.total);
-        server.push(t.server);
-      }
-    }),
-  );
-  totals.sort((a, b) => a - b);
-  server.sort((a, b) => a - b);
+  const load = await ask<{ totals: number[]; server: number[] }>({ type: 'load', wsUrl, cookies }, 'load');
+  const totals = load.totals.sort((a, b) => a - b);
+  const server = load.server.sort((a, b) => a - b);
   const ms = (list: number[], p: number) => percentile(list, p).toFixed(1);
   console.log(
     `  server-added  p50 ${ms(server, 50)} ms   p99 ${ms(server, 99)} ms   (${server.length} turns; target p99 < 20 ms)`,
   );
   console.log(`  whole turn    p50 ${ms(totals, 50)} ms   p99 ${ms(totals, 99)} ms`);
-  for (const ws of sockets) ws.close();
 
   // Prompt size: the same question with few and with very many memories.
   const promptTokens = async (cookie: string) => {
-    const ws = await openSocket(cookie);
-    const before = fake.requests.length;
-    await turn(ws, 'What do you know about my hobbies and the books I like?');
-    ws.close();
-    const request = fake.requests.slice(before).find((r) => r.stream);
-    return Math.ceil((request?.messages.reduce((n, m) => n + m.content.length, 0) ?? 0) / 4);
+    const text = 'What do you know about my hobbies and the books I like?';
+    const { chars } = await ask<{ chars: number }>({ type: 'prompt', wsUrl, cookie, text }, 'prompt');
+    return Math.ceil(chars / 4);
   };
   const seed = async (cookie: string, count: number) => {
     const csrf = /csrftoken=([^;]+)/.exec(cookie)?.[1] ?? '';
@@ -154,6 +137,6 @@ try {
   // Let the learning calls that follow the last replies finish before closing the database.
   await new Promise((r) => setTimeout(r, 1000));
   await app.close();
-  await fake.close();
+  worker.postMessage({ type: 'close' });
   await rm(dataDir, { recursive: true, force: true });
 }
