@@ -46,6 +46,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 port.on('message', async (msg: { type: string; wsUrl: string; cookies: string[]; cookie?: string; text?: string }) => {
   if (msg.type === 'load') {
     const sockets = await Promise.all(msg.cookies.map((c) => openSocket(msg.wsUrl, c)));
+    // One unmeasured turn per user first, so the numbers describe a warm server, not JIT compilation.
+    for (const [i, ws] of sockets.entries()) await turn(ws, `Warm-up from user ${i}`);
     const totals: number[] = [];
     const server: number[] = [];
     await Promise.all(

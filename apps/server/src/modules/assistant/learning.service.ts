@@ -149,7 +149,11 @@ export function createLearningService(deps: {
       text: string,
     ): Promise<LearnedChange[]> {
       if (!llm || !user.learnFromChats) return [];
-      const known = [...(await memoriesRepo.relevant(user.id, text, 25)), ...(await memoriesRepo.core(user.id, 10))];
+      const [relevant, core] = await Promise.all([
+        memoriesRepo.relevant(user.id, text, 25),
+        memoriesRepo.core(user.id, 10),
+      ]);
+      const known = [...relevant, ...core];
       const unique = [...new Map(known.map((m) => [m.id, m])).values()];
       const list = unique.map((m) => ({ id: m.id, key: m.key, data: m.data, memory_type: m.memoryType }));
       // Explicit requests ("remember that...", "forget that...") arrive here too, as tool calls.

@@ -77,17 +77,18 @@ export function createChatService(deps: {
     });
   }
 
-  async function reply(user: ChatUser, channel: Channel) {
+  /** Answers the conversation whose newest message is `text`. */
+  async function reply(user: ChatUser, channel: Channel, text: string) {
     if (!llm) {
       await say(user.id, channel, 'system', 'system_message', NOT_CONFIGURED);
       return;
     }
-    const { rows } = await repo.page(user.id, channel, 40);
-    const last = rows.at(-1)?.rawText ?? '';
-    // At most 8 + 12 + 6 memories, however many the user has: the prompt stays bounded.
-    const [core, relevant, recent] = await Promise.all([
+    // One round of queries, in parallel. At most 8 + 12 + 6 memories, however many the user has:
+    // the prompt stays bounded.
+    const [{ rows }, core, relevant, recent] = await Promise.all([
+      repo.page(user.id, channel, 40),
       memoriesRepo.core(user.id, 8),
-      memoriesRepo.relevant(user.id, last, 12),
+      memoriesRepo.relevant(user.id, text, 12),
       memoriesRepo.recent(user.id, 6),
     ]);
     const known = [...core, ...relevant, ...recent];
@@ -101,10 +102,10 @@ export function createChatService(deps: {
     });
 
     const streamId = randomUUID();
-    let text = '';
+    let answer = '';
     try {
       for await (const delta of llm.stream(messages)) {
-        text += delta;
+        answer += delta;
         hub.publish(user.id, channel, {
           message_type: 'stream',
           author_type: 'assistant',
@@ -117,8 +118,8 @@ export function createChatService(deps: {
       await say(user.id, channel, 'system', 'system_message', UNAVAILABLE);
       return;
     }
-    const done = channel === 'onboarding' && text.includes(ONBOARDING_DONE);
-    const final = text.replace(ONBOARDING_DONE, '').trim() || '…';
+    const done = channel === 'onboarding' && answer.includes(ONBOARDING_DONE);
+    const final = answer.replace(ONBOARDING_DONE, '').trim() || '…';
     await say(user.id, channel, 'assistant', 'markdown', final, { stream_id: streamId });
     if (done) await finishOnboarding(user.id);
   }
@@ -173,7 +174,7 @@ export function createChatService(deps: {
         return null;
       }
       // Learning starts once the reply is out, so it never competes with it; the caller is not kept waiting.
-      await reply(user, channel).finally(() => void learn(user, channel, human.id, text));
+      await reply(user, channel, text).finally(() => void learn(user, channel, human.id, text));
       return null;
     },
 
