@@ -1,11 +1,9 @@
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { EmailField, FormError, useForm } from '../../components/form.tsx';
-import { ApiError, serverFieldErrors } from '../../lib/api.ts';
+import { EmailField, FormError } from '../../components/form.tsx';
 import { AuthCard, StatusCard } from './AuthCard.tsx';
-import { RATE_LIMITED_MESSAGE } from './allauth.ts';
 import { requestPasswordReset } from './api.ts';
-import { validateEmailForm } from './validation.ts';
+import { useEmailRequest } from './email-request.ts';
 
 export const RESET_REDIRECT_MS = 3_000;
 export const RESET_SENT = 'Password reset email sent. Please check your inbox.';
@@ -13,34 +11,14 @@ export const RESET_FAILED = 'An error occurred. Please try again.';
 
 export function ForgotPasswordPage() {
   const navigate = useNavigate();
-  const form = useForm({ email: '' }, validateEmailForm);
-  const [busy, setBusy] = useState(false);
-  const [sent, setSent] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { form, busy, sentTo, error, onSubmit } = useEmailRequest('', requestPasswordReset, RESET_FAILED);
+  const sent = sentTo !== null;
 
   useEffect(() => {
     if (!sent) return;
     const timer = setTimeout(() => navigate('/login'), RESET_REDIRECT_MS);
     return () => clearTimeout(timer);
   }, [sent, navigate]);
-
-  async function onSubmit(event: FormEvent) {
-    event.preventDefault();
-    if (busy || !form.check()) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await requestPasswordReset(form.values.email.trim());
-      setSent(true);
-    } catch (err) {
-      const fields = serverFieldErrors(err, ['email']);
-      form.showServerErrors(fields);
-      if (err instanceof ApiError && err.status === 429) setError(RATE_LIMITED_MESSAGE);
-      else if (!fields.email) setError(RESET_FAILED);
-    } finally {
-      setBusy(false);
-    }
-  }
 
   if (sent) {
     return (

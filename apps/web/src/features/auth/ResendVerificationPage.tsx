@@ -1,39 +1,18 @@
-import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
-import { EmailField, FormError, useForm } from '../../components/form.tsx';
-import { ApiError, serverFieldErrors } from '../../lib/api.ts';
+import { EmailField, FormError } from '../../components/form.tsx';
 import { AuthCard, StatusCard } from './AuthCard.tsx';
-import { RATE_LIMITED_MESSAGE } from './allauth.ts';
 import { resendVerification } from './api.ts';
-import { validateEmailForm } from './validation.ts';
+import { useEmailRequest } from './email-request.ts';
 
 export const RESEND_FAILED = 'Failed to resend verification email.';
 
 export function ResendVerificationPage() {
   const [params] = useSearchParams();
-  const form = useForm({ email: params.get('email') ?? '' }, validateEmailForm);
-  const [busy, setBusy] = useState(false);
-  const [sentTo, setSentTo] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  async function onSubmit(event: FormEvent) {
-    event.preventDefault();
-    if (busy || !form.check()) return;
-    setBusy(true);
-    setError(null);
-    const email = form.values.email.trim();
-    try {
-      await resendVerification(email);
-      setSentTo(email);
-    } catch (err) {
-      const fields = serverFieldErrors(err, ['email']);
-      form.showServerErrors(fields);
-      if (err instanceof ApiError && err.status === 429) setError(RATE_LIMITED_MESSAGE);
-      else if (!fields.email) setError(RESEND_FAILED);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { form, busy, sentTo, error, onSubmit } = useEmailRequest(
+    params.get('email') ?? '',
+    resendVerification,
+    RESEND_FAILED,
+  );
 
   if (sentTo) {
     return (
