@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { pgConnection } from '../../apps/server/src/db/database.ts';
 import { applyMigrations, readMigrations } from '../../apps/server/src/db/migrations.ts';
 import { databaseUrl } from './test-db.ts';
 
@@ -37,13 +38,7 @@ export default async function setup(project: TestProject) {
   const client = new pg.Client({ connectionString: databaseUrl(adminUrl, template) });
   await client.connect();
   try {
-    const conn = {
-      exec: async (sql: string) => {
-        await client.query(sql);
-      },
-      query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as T[],
-    };
-    await applyMigrations(conn, await readMigrations(MIGRATIONS_DIR));
+    await applyMigrations(pgConnection(client), await readMigrations(MIGRATIONS_DIR));
   } finally {
     await client.end();
   }

@@ -50,7 +50,7 @@ function pgliteConnection(db: PGlite): SqlConnection {
   };
 }
 
-function pgConnection(client: pg.PoolClient): SqlConnection {
+export function pgConnection(client: pg.ClientBase): SqlConnection {
   return {
     exec: async (sql) => {
       await client.query(sql);

@@ -23,13 +23,11 @@ export function toAppError(err: AccountError, fields: Record<string, string> = {
 }
 
 export default async function productAuthRoutes(app: FastifyInstance, { accounts }: { accounts: AccountsService }) {
-  const ctx = { ip: '' };
-
   app.post('/api/auth/signup/', async (request, reply) => {
     if (request.user) throw new AppError('conflict', 'You are already signed in.');
     const input = ZSignupRequest.parse(request.body ?? {});
     try {
-      const user = await accounts.signupProduct(input, { ...ctx, ip: request.ip });
+      const user = await accounts.signupProduct(input, { ip: request.ip });
       // The new account's first session starts now; signing in later needs the verified address.
       await startSession(request, reply, user, { methods: [] });
       rotateCsrf(request, reply);
