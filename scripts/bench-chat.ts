@@ -5,9 +5,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { buildApp } from '../apps/server/src/app.ts';
 import { loadConfig } from '../apps/server/src/config.ts';
+import { scratchDatabase } from './lib/scratch-db.ts';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const TURNS = Number(process.env.BENCH_TURNS ?? 5);
@@ -37,8 +39,12 @@ const ask = <T>(message: object, type: string) =>
   });
 const fake = await ask<{ baseUrl: string }>({}, 'fake');
 const dataDir = await mkdtemp(path.join(tmpdir(), 'daybook-bench-chat-'));
+// With DATABASE_URL, the benchmark runs on a scratch database it creates on that server and drops
+// afterwards (as a 100-user install would run PostgreSQL); without it, on embedded PGlite.
+const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : null;
 const config = loadConfig({
   ...process.env,
+  ...(scratch ? { DATABASE_URL: scratch.url } : {}),
   NODE_ENV: 'test',
   LOG_LEVEL: 'warn',
   LOG_FORMAT: 'json',
@@ -49,6 +55,9 @@ const config = loadConfig({
   LLM_MODEL: 'bench-model',
 });
 const app = await buildApp(config);
+console.log(
+  `Database: ${scratch ? 'PostgreSQL (a scratch database on DATABASE_URL)' : 'embedded PGlite (set DATABASE_URL to measure with PostgreSQL)'}`,
+);
 const base = await app.listen({ host: '127.0.0.1', port: 0 });
 
 const percentile = (sorted: number[], p: number) =>
@@ -94,7 +103,9 @@ try {
   const wsUrl = `${base.replace(/^http/, 'ws')}/ws/chat/`;
 
   console.log(`${USERS} users, ${TURNS} turns each, ~${THINK_MS} ms between a user's messages, zero-latency model:`);
+  const eluBefore = performance.eventLoopUtilization();
   const load = await ask<{ totals: number[]; server: number[] }>({ type: 'load', wsUrl, cookies }, 'load');
+  const elu = performance.eventLoopUtilization(eluBefore);
   const totals = load.totals.sort((a, b) => a - b);
   const server = load.server.sort((a, b) => a - b);
   const ms = (list: number[], p: number) => percentile(list, p).toFixed(1);
@@ -102,6 +113,14 @@ try {
     `  server-added  p50 ${ms(server, 50)} ms   p99 ${ms(server, 99)} ms   (${server.length} turns; target p99 < 20 ms)`,
   );
   console.log(`  whole turn    p50 ${ms(totals, 50)} ms   p99 ${ms(totals, 99)} ms`);
+  console.log(
+    `  server-added  p90 ${ms(server, 90)} ms   p95 ${ms(server, 95)} ms   p99.9 ${ms(server, 99.9)} ms   max ${(server.at(-1) ?? 0).toFixed(1)} ms`,
+  );
+  // Busy time of the server's event loop per turn (reply and learning): what queueing grows from.
+  const turnsRun = totals.length + USERS;
+  console.log(
+    `  server busy   ${(elu.utilization * 100).toFixed(0)}% of the time, ${(elu.active / turnsRun).toFixed(2)} ms per turn`,
+  );
 
   // Prompt size: the same question with few and with very many memories.
   const promptTokens = async (cookie: string) => {
@@ -139,4 +158,5 @@ try {
   await app.close();
   worker.postMessage({ type: 'close' });
   await rm(dataDir, { recursive: true, force: true });
+  await scratch?.drop();
 }

@@ -1,11 +1,13 @@
 // `npm run bench`: request latency of the server's hot paths, measured over real HTTP on loopback.
-// Starts its own server (embedded database in a temporary folder), sends a bounded number of
+// Starts its own server (embedded database in a temporary folder, or a scratch database on the
+// PostgreSQL server DATABASE_URL names), sends a bounded number of
 // requests with fixed concurrency, and prints p50/p99 per endpoint. Numbers, not pass/fail.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../apps/server/src/app.ts';
 import { loadConfig } from '../apps/server/src/config.ts';
+import { scratchDatabase } from './lib/scratch-db.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
@@ -36,7 +38,14 @@ async function measure(url: string) {
 }
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'daybook-bench-'));
-const config = loadConfig({ ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir });
+const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : null;
+const config = loadConfig({
+  ...process.env,
+  ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'warn',
+  DATA_DIR: dataDir,
+});
 const app = await buildApp(config);
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
 try {
@@ -51,4 +60,5 @@ try {
 } finally {
   await app.close();
   await rm(dataDir, { recursive: true, force: true });
+  await scratch?.drop();
 }

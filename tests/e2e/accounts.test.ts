@@ -154,6 +154,59 @@ describe('a new user, from invite link to a signed-in session', () => {
   });
 });
 
+describe('a new user who verifies while still signed in (signup signs them in)', () => {
+  const KIM = 'kim.park@example.com';
+  const KIM_PASSWORD = 'tea before anything else';
+
+  it('is reminded to verify, gets a new link, and verifies it without signing out', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    const before = smtp.messages.length;
+    await page.goto(signupLink.replace(/^https?:\/\/[^/]+/, app.baseUrl));
+    await page.getByLabel('Email').fill(KIM);
+    await page.getByLabel('Password', { exact: true }).fill(KIM_PASSWORD);
+    await page.getByLabel('Confirm Password').fill(KIM_PASSWORD);
+    await page.getByRole('button', { name: 'Sign Up' }).click();
+    await page.waitForURL((u) => u.pathname === '/demo-tour');
+    const link = await linkFrom(KIM, /Confirm your email/, before, '/auth/verify-email/');
+
+    const reminder = page.getByRole('region', { name: 'Email verification' });
+    await reminder
+      .getByText(`Please verify your email address. We sent a link to ${KIM}; you will need it to sign in next time.`)
+      .waitFor();
+    // The tour still fits the screen under the nav bar and the reminder.
+    await page.getByRole('button', { name: 'Continue' }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(860);
+    await screenshot(page, 'verify-reminder');
+    await page.setViewportSize({ width: 360, height: 780 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await screenshot(page, 'verify-reminder');
+    await page.setViewportSize({ width: 1280, height: 860 });
+
+    // (The server mails at most one link per address every few minutes, so the first link is the one to use.)
+    const resent = page.waitForResponse((r) => r.url().endsWith('/api/auth/verification/resend/'));
+    await reminder.getByRole('button', { name: 'Resend' }).click();
+    expect((await resent).status()).toBe(200);
+    await reminder.getByRole('button', { name: 'Sent!' }).waitFor();
+
+    // Following the link while signed in verifies the address (it used to send the user home unverified).
+    await page.goto(link.replace(/^https?:\/\/[^/]+/, app.baseUrl));
+    await page.getByText('Email Verified!').waitFor();
+    expect(await reminder.count()).toBe(0);
+    await page.waitForURL((u) => u.pathname === '/', { timeout: 10_000 });
+    await page.getByRole('link', { name: 'Begin Chat' }).waitFor();
+    expect(await reminder.count()).toBe(0);
+    const me = await page.evaluate(() => fetch('/api/users/me/').then((r) => r.json()));
+    expect(me.email_verified).toBe(true);
+
+    // And the next sign-in works.
+    await signOut(page);
+    await signIn(page, KIM, KIM_PASSWORD);
+    await page.waitForURL((u) => u.pathname === '/');
+    await page.getByRole('link', { name: 'Begin Chat' }).waitFor();
+    await page.close();
+  });
+});
+
 it('the sign-in page and the forgot-password page are usable on a phone', async () => {
   const page = await browser.newPage({ viewport: { width: 360, height: 780 } });
   for (const path of ['/auth/login', '/auth/signup', '/auth/forgot-password', '/auth/resend-verification']) {

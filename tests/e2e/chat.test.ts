@@ -9,6 +9,8 @@ let app: RunningApp;
 let browser: Browser;
 let fake: FakeOpenAI;
 let page: Page;
+/** The same user on a phone-sized screen, following the same conversation. */
+let phone: Page;
 let signupLink = '';
 
 const lastUser = (messages: Array<{ role: string; content: string }>) =>
@@ -65,6 +67,8 @@ beforeAll(async () => {
   await page.getByLabel('Confirm Password').fill('sunny side of life');
   await page.getByRole('button', { name: 'Sign Up' }).click();
   await page.waitForURL((u) => u.pathname === '/demo-tour');
+  phone = await browser.newPage({ viewport: { width: 360, height: 780 } });
+  await phone.context().addCookies(await page.context().cookies());
 });
 
 afterAll(async () => {
@@ -79,23 +83,91 @@ async function send(text: string) {
   await box.press('Enter');
 }
 
+async function openChat(on: Page, path = '/chat') {
+  await on.goto(`${app.baseUrl}${path}`);
+  const box = on.getByRole('textbox', { name: 'Message', exact: true });
+  await expect.poll(() => box.isEnabled(), { timeout: 15_000 }).toBe(true);
+  return box;
+}
+
+/** Left and right edges of the first element matching `selector`. */
+const edges = (on: Page, selector: string) =>
+  on
+    .locator(selector)
+    .first()
+    .evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return [Math.round(r.left), Math.round(r.right)] as const;
+    });
+
+/** The newest message's time stamp is inside the visible part of the message list. */
+const newestTimeInView = (on: Page) =>
+  on.evaluate(() => {
+    const list = document.querySelector('.chat-scroll')?.getBoundingClientRect();
+    const metas = document.querySelectorAll('.chat-scroll .chat-meta');
+    const last = metas[metas.length - 1]?.getBoundingClientRect();
+    return Boolean(list && last && last.top >= list.top && last.bottom <= list.bottom + 0.5);
+  });
+
 describe('chat', () => {
-  it('sends a message and shows the streamed answer', async () => {
-    await page.goto(`${app.baseUrl}/chat`);
+  it('greets a new user in an empty chat, reminds them to verify, and starts in the message box', async () => {
+    for (const on of [page, phone]) {
+      await openChat(on);
+      await on.getByText('Your chat with Daybook').waitFor();
+      expect(await on.getByRole('link', { name: 'Memories page' }).getAttribute('href')).toBe('/memories');
+      // Signup signed the user in, but the next sign-in needs the mailed link.
+      await on.getByText('Please verify your email address. We sent a link to leo@example.com').waitFor();
+      // The chat still fits the screen below the nav bar and the reminder.
+      expect(await on.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(
+        on.viewportSize()?.height ?? 0,
+      );
+      expect(await on.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        on.viewportSize()?.width ?? 0,
+      );
+      await screenshot(on, 'chat-empty');
+    }
+    // A mouse and keyboard start in the message box.
     const box = page.getByRole('textbox', { name: 'Message', exact: true });
-    await expect.poll(() => box.isEnabled(), { timeout: 15_000 }).toBe(true);
+    expect(await box.evaluate((el) => el === document.activeElement)).toBe(true);
+    // "Skip to message box" shows only while it has focus, and leads there.
+    const skip = page.getByRole('link', { name: 'Skip to message box' });
+    expect(await skip.evaluate((el) => el.getBoundingClientRect().width)).toBeLessThanOrEqual(1);
+    await skip.focus();
+    expect(await skip.evaluate((el) => el.getBoundingClientRect().width)).toBeGreaterThan(50);
+    await screenshot(page, 'chat-skip-link');
+    await skip.press('Enter');
+    expect(await box.evaluate((el) => el === document.activeElement)).toBe(true);
+  });
+
+  it('sends a message and shows the streamed answer', async () => {
+    await openChat(page);
     await send('How should I spend my Sunday?');
     await page.getByText('How should I spend my Sunday?').waitFor();
     await page.getByText('Here is what I think about').waitFor();
     await page.locator('strong', { hasText: 'plan' }).waitFor();
     await screenshot(page, 'chat');
+    // The composer lines up with the message column: bubbles, header text and composer share both edges.
+    const [left, right] = await edges(page, '.chat-header-inner .chat-title');
+    expect((await edges(page, '.chat-row-assistant .chat-bubble'))[0]).toBe(left);
+    expect((await edges(page, '.chat-input'))[0]).toBe(left);
+    expect((await edges(page, '.chat-row-human .chat-bubble'))[1]).toBe((await edges(page, '.chat-send'))[1]);
+    expect((await edges(page, '.chat-status'))[1]).toBe((await edges(page, '.chat-send'))[1]);
+    expect(right).toBeGreaterThan(left);
   });
 
   it('learns "I live in Lisbon and go climbing every Saturday" and the facts appear on /memories', async () => {
+    // Shorter screens, so the list scrolls and the notification stack has to share the room.
+    await page.setViewportSize({ width: 1280, height: 620 });
+    await openChat(phone);
     await send('I live in Lisbon and go climbing every Saturday');
-    await page.getByText(/Remembered: Lives in Lisbon; Goes climbing every Saturday/).waitFor();
-    await page.getByText('Enjoy the climbing').waitFor();
-    await screenshot(page, 'chat-remembered');
+    for (const on of [page, phone]) {
+      await on.getByText(/Remembered: Lives in Lisbon; Goes climbing every Saturday/).waitFor();
+      await on.getByText('Enjoy the climbing').waitFor();
+      // The stack sits under the list and the list keeps its newest time stamp in view.
+      expect(await newestTimeInView(on)).toBe(true);
+      await screenshot(on, 'chat-remembered');
+    }
+    await page.setViewportSize({ width: 1280, height: 860 });
     await page.goto(`${app.baseUrl}/memories`);
     await page.getByRole('cell', { name: 'home city', exact: true }).waitFor();
     await page.getByRole('cell', { name: 'climbing', exact: true }).waitFor();
@@ -103,12 +175,30 @@ describe('chat', () => {
   });
 
   it('reconnects after the server restarts and continues the conversation', async () => {
-    await page.goto(`${app.baseUrl}/chat`);
-    const box = page.getByRole('textbox', { name: 'Message', exact: true });
-    await expect.poll(() => box.isEnabled(), { timeout: 15_000 }).toBe(true);
-    await app.restart();
+    const box = await openChat(page);
+    await openChat(phone);
+    const restarted = app.restart();
+    // One banner for the whole outage: "disconnected", counting down or reconnecting, never the error one.
+    for (const on of [page, phone]) {
+      await on.getByText(/You are disconnected\./).waitFor({ timeout: 10_000 });
+      await screenshot(on, 'chat-disconnected');
+    }
+    const seen = new Set<string>();
+    while (!(await box.isEnabled())) {
+      const banner = await page
+        .locator('.chat-banners .banner')
+        .first()
+        .textContent()
+        .catch(() => null);
+      if (banner) seen.add(banner.replace(/\d+ s\./, 'n s.').replace('Trying again shortly.', ''));
+      await page.waitForTimeout(100);
+      if (seen.size > 20) break;
+    }
+    await restarted;
     // The history came back from the database, and the socket is open again.
     await expect.poll(() => box.isEnabled(), { timeout: 30_000 }).toBe(true);
+    expect([...seen].every((text) => text.startsWith('You are disconnected.'))).toBe(true);
+    expect(await page.getByText('WebSocket connection error').count()).toBe(0);
     await send('Still there after the restart?');
     await page.getByText('Here is what I think about "Still there after the restart?"').waitFor({ timeout: 15_000 });
     expect(await page.getByText('I live in Lisbon and go climbing every Saturday').count()).toBe(1);
@@ -130,17 +220,32 @@ describe('onboarding', () => {
     await send('Leo');
     await page.getByText('Where do you live, and in which time zone?').waitFor();
     await screenshot(page, 'onboarding');
+    await openChat(phone, '/onboarding');
     await send('Lisbon, Europe/Lisbon');
+    // The closing message stays readable under a notice, then the chat opens by itself.
+    await Promise.all(
+      [page, phone].map(async (on) => {
+        await on.getByText("You're all set! Taking you to your chat...").waitFor({ timeout: 15_000 });
+        await on.getByText('Thank you! You are all set.').waitFor();
+        expect(on.url()).toMatch(/\/onboarding$/);
+        await on.getByRole('button', { name: 'Go to chat now' }).waitFor();
+        await screenshot(on, 'onboarding-done');
+      }),
+    );
     await page.waitForURL((u) => u.pathname === '/chat', { timeout: 15_000 });
+    await phone.waitForURL((u) => u.pathname === '/chat', { timeout: 15_000 });
   });
 });
 
 it('the chat works on a phone', async () => {
-  const phone = await browser.newPage({ viewport: { width: 360, height: 780 } });
-  await phone.context().addCookies(await page.context().cookies());
   await phone.goto(`${app.baseUrl}/chat`);
   await phone.getByText('Enjoy the climbing').waitFor({ timeout: 15_000 });
   expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  // The reminder can be put away for the rest of the session.
+  await phone.getByRole('region', { name: 'Email verification' }).getByRole('button', { name: 'Dismiss' }).click();
+  await phone.reload();
+  await phone.getByText('Enjoy the climbing').waitFor({ timeout: 15_000 });
+  expect(await phone.getByRole('region', { name: 'Email verification' }).count()).toBe(0);
   await screenshot(phone, 'chat');
   await phone.close();
 });

@@ -17,8 +17,12 @@ export type Script =
   | {
       text: string;
       chunks?: number;
-      delayMs?: number /** answer a tool call in prose, as some local models do */;
+      /** Wait before each streamed piece, or before a whole answer. */
+      delayMs?: number;
+      /** Answer a tool call in prose, as some local models do. */
       ignoreTools?: boolean;
+      /** Stream this many pieces, then go quiet with the connection open. */
+      stallAfterChunks?: number;
     }
   | { status: number; body?: string }
   | { stall: true }
@@ -94,6 +98,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       return;
     }
     if (!body.stream) {
+      if (script.delayMs) await new Promise((r) => setTimeout(r, script.delayMs));
       const tool = script.ignoreTools ? undefined : body.tools?.[0]?.function.name;
       // With tools, the model "calls" the first one with the script's text as its arguments.
       const message = tool
@@ -119,6 +124,10 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     const n = Math.max(1, script.chunks ?? 1);
     const size = Math.ceil(script.text.length / n);
     for (let i = 0; i < script.text.length; i += size) {
+      if (script.stallAfterChunks !== undefined && i / size >= script.stallAfterChunks) {
+        stalled.push(res);
+        return;
+      }
       res.write(`data: ${JSON.stringify(chunk(body.model, script.text.slice(i, i + size), null))}\n\n`);
       if (script.delayMs) await new Promise((r) => setTimeout(r, script.delayMs));
     }

@@ -67,6 +67,9 @@ export interface AppDeps {
   llm?: Llm | null;
 }
 
+// Under server.ts's 10 s limit for the whole shutdown.
+const SHUTDOWN_DRAIN_MS = 8_000;
+
 /** Builds the whole application. Never listens: server.ts does that. */
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -145,17 +148,20 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(siteRoutes, { config });
   await app.register(allauthRoutes, { prefix: '/_allauth/browser/v1', accounts });
   await app.register(productAuthRoutes, { accounts });
-  await app.register(usersRoutes, { accounts });
+  const hub = createChatHub();
+  await app.register(usersRoutes, {
+    accounts,
+    onSettingsChanged: (userId, settings) => hub.updateUser(userId, settings),
+  });
   await app.register(invitesRoutes, { invites });
-  const memoriesRepo = createMemoriesRepo(prisma);
+  const memoriesRepo = createMemoriesRepo(prisma, app.db.query);
   const memories = createMemoriesService({ repo: memoriesRepo, clock });
   await app.register(memoriesRoutes, { memories, publicUrl: config.publicUrl });
 
   const llm = deps.llm === undefined ? createLlm(config.llm) : deps.llm;
   if (!llm) app.log.warn('LLM_MODEL is not set: chat answers with a note on how to configure a model.');
-  const hub = createChatHub();
   const chat = createChatService({
-    repo: createChatRepo(prisma),
+    repo: createChatRepo(prisma, app.db.query),
     hub,
     llm,
     learning: createLearningService({ llm, memories, memoriesRepo, log: app.log.child({ module: 'learning' }) }),
@@ -163,10 +169,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     clock,
     log: app.log.child({ module: 'chat' }),
   });
+  // On shutdown, answers being written and facts being learned finish before the database closes.
+  app.addHook('preClose', async () => {
+    const left = await chat.drain(SHUTDOWN_DRAIN_MS);
+    if (left) app.log.warn(`${left} chat task(s) still running at shutdown`);
+  });
   await app.register(chatRoutes, {
     chat,
     hub,
     allowedOrigins: new Set([new URL(config.publicUrl).origin, ...config.csrfTrustedOrigins]),
+    maxConnections: config.chat.maxConnections,
   });
   await app.register(connectionsRoutes);
 

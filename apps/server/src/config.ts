@@ -81,6 +81,7 @@ const EnvSchema = z.object({
     .max(600_000)
     .default(60_000),
   LLM_MAX_RETRIES: z.coerce.number({ error: 'must be a whole number' }).int().min(0).max(10).default(2),
+  CHAT_MAX_CONNECTIONS: z.coerce.number({ error: 'must be a whole number' }).int().min(1).max(1_000_000).default(5000),
   CSRF_TRUSTED_ORIGINS: z
     .string()
     .transform((v) =>
@@ -131,6 +132,8 @@ export interface Config {
   mail: { smtpUrl?: string; from: string };
   /** Any OpenAI-compatible endpoint; `model` unset means no assistant is configured. */
   llm: { baseUrl?: string; apiKey?: string; model?: string; timeoutMs: number; maxRetries: number };
+  /** Open chat sockets the server accepts in all; beyond it new ones close with 1013 (try again later). */
+  chat: { maxConnections: number };
   csrfTrustedOrigins: string[];
   db: { url?: string; dataDir: string; migrationsDir: string };
   web: { distDir: string; serve: boolean };
@@ -188,6 +191,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       timeoutMs: e.LLM_TIMEOUT_MS,
       maxRetries: e.LLM_MAX_RETRIES,
     },
+    chat: { maxConnections: e.CHAT_MAX_CONNECTIONS },
     csrfTrustedOrigins: e.CSRF_TRUSTED_ORIGINS.map((o) => new URL(o).origin),
     db: { url: e.DATABASE_URL, dataDir: path.resolve(e.DATA_DIR), migrationsDir: path.resolve(e.MIGRATIONS_DIR) },
     web: { distDir: path.resolve(e.WEB_DIST_DIR), serve: e.NODE_ENV === 'production' },

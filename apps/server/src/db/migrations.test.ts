@@ -73,6 +73,27 @@ describe.each(engines)('migrations on %s', (_name, open) => {
     return o.db;
   }
 
+  it('answers driver queries with the same values Prisma reads, timestamps in UTC whatever the local zone', async (ctx) => {
+    const db = await fresh();
+    if (!db) return ctx.skip();
+    await db.migrate();
+    const user = await db.prisma.user.create({ data: { email: 'utc@example.com', passwordHash: null } });
+    // A zone far from UTC, so reading the timestamp as local time would show.
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    const [row] = await db
+      .query<{ id: number; email: string; createdAt: Date }>(
+        'SELECT id, email, created_at AS "createdAt" FROM users WHERE email = $1',
+        ['utc@example.com'],
+      )
+      .finally(() => {
+        if (zone === undefined) delete process.env.TZ;
+        else process.env.TZ = zone;
+      });
+    expect(row).toEqual({ id: user.id, email: 'utc@example.com', createdAt: user.createdAt });
+    expect(await db.query('SELECT 1 AS one WHERE $1::int IS NULL', [null])).toEqual([{ one: 1 }]);
+  });
+
   it('applies every migration, records Prisma-compatible rows, and is a no-op the second time', async (ctx) => {
     const db = await fresh();
     if (!db) return ctx.skip();

@@ -2,12 +2,14 @@ import { Outlet, useLocation } from 'react-router-dom';
 import { ErrorBoundary } from '../components/ErrorBoundary.tsx';
 import { Footer } from '../components/Footer.tsx';
 import { NavBar } from '../components/NavBar.tsx';
+import { EmailVerificationProvider, VerifyEmailReminder } from '../features/auth/email-verification.tsx';
 
 export function Layout() {
   const { pathname } = useLocation();
   return (
-    <>
+    <EmailVerificationProvider>
       <NavBar />
+      <VerifyEmailReminder />
       <main id="main" className="app-main" tabIndex={-1}>
         {/* Keyed by path so an error on one page does not stick to the next. */}
         <ErrorBoundary key={pathname}>
@@ -15,6 +17,6 @@ export function Layout() {
         </ErrorBoundary>
       </main>
       <Footer />
-    </>
+    </EmailVerificationProvider>
   );
 }

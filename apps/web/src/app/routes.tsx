@@ -22,6 +22,10 @@ import { RouteGuard } from './RouteGuard.tsx';
 const chat = () => import('../features/chat/ChatView.tsx');
 const ChatScreen = lazy(() => chat().then((m) => ({ default: m.ChatScreen })));
 const OnboardingScreen = lazy(() => chat().then((m) => ({ default: m.OnboardingScreen })));
+// The tour shares the chat's message rendering, so it loads on demand as well.
+const tour = () => import('../features/tour/TourPage.tsx');
+const GuestTourScreen = lazy(() => tour().then((m) => ({ default: m.GuestTourScreen })));
+const DemoTourScreen = lazy(() => tour().then((m) => ({ default: m.DemoTourScreen })));
 const later = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Suspense>;
 
 const signedIn = (node: ReactNode) => <RouteGuard requireAuth>{node}</RouteGuard>;
@@ -36,16 +40,17 @@ export const routes: RouteObject[] = [
       { path: '/auth/login', element: anonymous(<LoginPage />) },
       { path: '/auth/signup', element: anonymous(<SignupPage />) },
       { path: '/auth/resend-verification', element: anonymous(<ResendVerificationPage />) },
-      { path: '/auth/verify-email/:key', element: anonymous(<VerifyEmailPage />) },
-      { path: '/auth/verify-email', element: anonymous(<VerifyEmailPage />) },
+      // Signed in or not: signup signs the new user in, and that user must still be able to verify.
+      { path: '/auth/verify-email/:key', element: <VerifyEmailPage /> },
+      { path: '/auth/verify-email', element: <VerifyEmailPage /> },
       { path: '/auth/forgot-password', element: anonymous(<ForgotPasswordPage />) },
       { path: '/auth/reset-password/:key', element: anonymous(<ResetPasswordPage />) },
       { path: '/auth/change-password', element: signedIn(<ChangePasswordPage />) },
       { path: '/login', element: <LoginAlias /> },
       { path: '/profile', element: signedIn(<ProfilePage />) },
       { path: '/chat', element: signedIn(later(<ChatScreen />)) },
-      { path: '/guest-tour', element: <S.GuestTourScreen /> },
-      { path: '/demo-tour', element: signedIn(<S.DemoTourScreen />) },
+      { path: '/guest-tour', element: later(<GuestTourScreen />) },
+      { path: '/demo-tour', element: signedIn(later(<DemoTourScreen />)) },
       { path: '/onboarding', element: signedIn(later(<OnboardingScreen />)) },
       { path: '/memories', element: signedIn(<MemoriesPage />) },
       { path: '/resources', element: signedIn(<S.ResourcesScreen />) },

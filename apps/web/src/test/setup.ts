@@ -10,4 +10,5 @@ afterEach(() => {
   vi.unstubAllGlobals();
   clearAuthCaches();
   clearCookies();
+  window.sessionStorage.clear();
 });

@@ -112,8 +112,7 @@ export function createAccountsService(deps: AccountsDeps) {
       return user ? resetFacts(user) : null;
     });
     const found = user as UserRow | null;
-    if (!parts || !found || !found.isActive || nowSec() - Number.parseInt(parts[1] ?? '', 36) > KEY_TTL_SEC)
-      throw invalid;
+    if (!parts || !found?.isActive || nowSec() - Number.parseInt(parts[1] ?? '', 36) > KEY_TTL_SEC) throw invalid;
     return found;
   }
 

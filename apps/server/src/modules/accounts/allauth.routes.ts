@@ -234,7 +234,7 @@ export default async function allauthRoutes(app: FastifyInstance, { accounts }: 
     return envelope(reply, 200, { data: [] });
   });
 
-  const disconnect = async (request: FastifyRequest, reply: FastifyReply) => {
+  const disconnect = async (request: FastifyRequest, _reply: FastifyReply) => {
     requireUser(request);
     const b = body(request);
     const errors = [];

@@ -38,7 +38,7 @@ export function createSessionsService({ repo, clock }: { repo: AccountsRepo; clo
       if (!row || row.expiresAt <= clock.now()) return null;
       const user = row.userId ? await repo.findUserById(row.userId) : null;
       // A deactivated user's session ends with the deactivation.
-      if (row.userId && (!user || !user.isActive)) return null;
+      if (row.userId && !user?.isActive) return null;
       const data = (row.data ?? {}) as SessionData;
       if (data.pendingVerify && clock.now().getTime() / 1000 - data.pendingVerify.at > PENDING_TTL_SEC) {
         delete data.pendingVerify;

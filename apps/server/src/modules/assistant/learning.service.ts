@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { MemoriesRepo, MemoryRow } from '../memories/memories.repo.ts';
 import type { MemoriesService } from '../memories/memories.service.ts';
 import type { Llm } from './llm.ts';
+import { MEMORY_SELECTION } from './prompt.ts';
 
 const TYPES = MEMORY_TYPES.map((t) => t.value) as [TMemoryType, ...TMemoryType[]];
 
@@ -100,8 +101,10 @@ export function createLearningService(deps: {
       try {
         if (op.action === 'ADD' && op.key && op.data) {
           const same = await memoriesRepo.findActiveByKey(userId, op.key);
-          const duplicate = same ?? known.find((m) => m.data.toLowerCase() === op.data?.toLowerCase());
-          if (duplicate && duplicate.data.toLowerCase() === op.data.toLowerCase()) continue;
+          const data = op.data.toLowerCase();
+          if (known.some((m) => m.data.toLowerCase() === data)) continue;
+          // "Lives in Lisbon" adds nothing to "Lives in Lisbon, Portugal (Alfama)", which the user may have written.
+          if (same?.data.toLowerCase().includes(data)) continue;
           if (same) {
             await memories.update(userId, same.id, {
               data: op.data,
@@ -142,19 +145,23 @@ export function createLearningService(deps: {
   }
 
   return {
-    /** What the assistant learned from `text`; empty when learning is off or nothing changed. */
+    /**
+     * What the assistant learned from `text`; empty when learning is off or nothing changed. `known`
+     * is the memories the reply already selected for this message, which saves reading them again.
+     */
     async learn(
       user: { id: number; learnFromChats: boolean },
       messageId: number,
       text: string,
+      known?: MemoryRow[],
     ): Promise<LearnedChange[]> {
       if (!llm || !user.learnFromChats) return [];
-      const [relevant, core] = await Promise.all([
-        memoriesRepo.relevant(user.id, text, 25),
-        memoriesRepo.core(user.id, 10),
-      ]);
-      const known = [...relevant, ...core];
-      const unique = [...new Map(known.map((m) => [m.id, m])).values()];
+      let candidates = known;
+      if (!candidates) {
+        const { relevant, core, recent } = await memoriesRepo.select(user.id, text, MEMORY_SELECTION);
+        candidates = [...core, ...relevant, ...recent];
+      }
+      const unique = [...new Map(candidates.map((m) => [m.id, m])).values()];
       const list = unique.map((m) => ({ id: m.id, key: m.key, data: m.data, memory_type: m.memoryType }));
       // Explicit requests ("remember that...", "forget that...") arrive here too, as tool calls.
       const raw = await llm.callTool(

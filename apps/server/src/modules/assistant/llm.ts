@@ -1,6 +1,7 @@
 // The model, through the openai SDK: any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, LM Studio).
 import OpenAI from 'openai';
 import type { Config } from '../../config.ts';
+import { nodeFetch } from './node-fetch.ts';
 
 export interface LlmMessage {
   role: 'system' | 'user' | 'assistant';
@@ -30,16 +31,34 @@ export function createLlm(config: Config['llm']): Llm | null {
     apiKey: config.apiKey ?? 'not-needed',
     timeout: config.timeoutMs,
     maxRetries: config.maxRetries,
+    fetch: nodeFetch,
   });
   const model = config.model;
   return {
     model,
     async *stream(messages, signal) {
       const stream = await client.chat.completions.create({ model, messages, stream: true }, { signal });
-      for await (const chunk of stream) {
-        const text = chunk.choices[0]?.delta?.content;
-        if (text) yield text;
+      // The SDK's timeout ends when the reply starts; a model that then goes quiet is cut off here.
+      let idle = false;
+      let timer: NodeJS.Timeout | undefined;
+      const watch = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          idle = true;
+          stream.controller.abort();
+        }, config.timeoutMs);
+      };
+      watch();
+      try {
+        for await (const chunk of stream) {
+          watch();
+          const text = chunk.choices[0]?.delta?.content;
+          if (text) yield text;
+        }
+      } finally {
+        clearTimeout(timer);
       }
+      if (idle) throw new Error(`the model sent nothing for ${config.timeoutMs} ms`);
     },
     async callTool(messages, tool, signal) {
       const res = await client.chat.completions.create(

@@ -4,6 +4,8 @@ import type { MemoryRow } from '../memories/memories.repo.ts';
 import type { LlmMessage } from './llm.ts';
 
 export const BUDGET = { memories: 1200, conversation: 3000 } as const;
+/** How many memories of each kind a prompt (and the learning step) considers, however many exist. */
+export const MEMORY_SELECTION = { core: 8, relevant: 12, recent: 6 } as const;
 export const ONBOARDING_DONE = '[[ONBOARDING_COMPLETE]]';
 
 /** A cheap, stable token estimate (about four characters per token for English). */
@@ -22,8 +24,15 @@ export interface PromptInput {
   conversation: Array<{ authorType: string; rawText: string }>;
 }
 
+// Building a formatter costs far more than using one: keep one per time zone.
+const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatNow(now: Date, timeZone: string) {
-  return new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone }).format(now);
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone });
+    formatters.set(timeZone, format);
+  }
+  return format.format(now);
 }
 
 /** The memory lines that fit the budget, in the order given (most important first). */
@@ -65,17 +74,47 @@ export function buildPrompt(input: PromptInput): LlmMessage[] {
   return [{ role: 'system', content: system }, ...window];
 }
 
-/** The user's IANA time zone from their memories, when one is known and valid. */
-export function timeZoneOf(memories: MemoryRow[]): string {
-  for (const m of memories) {
-    if (!/time ?zone/i.test(m.key)) continue;
-    const candidate = m.data.trim().split(/\s+/)[0] ?? '';
-    try {
-      new Intl.DateTimeFormat('en', { timeZone: candidate });
-      return candidate;
-    } catch {
-      // Not a zone name; keep looking.
-    }
+const isZone = (name: string) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+// "lisbon" -> "Europe/Lisbon", "new york" -> "America/New_York": a city named in a location memory
+// is often all Daybook knows about the user's time zone.
+let zonesByCity: Map<string, string> | undefined;
+function zoneOfCity(text: string): string | undefined {
+  zonesByCity ??= new Map(
+    Intl.supportedValuesOf('timeZone').map((zone) => [
+      zone.split('/').at(-1)?.replace(/_/g, ' ').toLowerCase() ?? zone,
+      zone,
+    ]),
+  );
+  const words = text.toLowerCase().match(/[\p{L}]+/gu) ?? [];
+  // Two-word cities first ("new york" before "york").
+  for (let i = 0; i < words.length; i++) {
+    const zone = zonesByCity.get(`${words[i]} ${words[i + 1]}`) ?? zonesByCity.get(words[i] ?? '');
+    if (zone) return zone;
+  }
+  return undefined;
+}
+
+/**
+ * The user's IANA time zone: from a "time zone" memory ("Europe/Lisbon", or a city), else from a
+ * location memory naming a city; UTC when nothing fits.
+ */
+export function timeZoneOf(memories: Array<Pick<MemoryRow, 'key' | 'data' | 'memoryType'>>): string {
+  const zoneMemories = memories.filter((m) => /time ?zone/i.test(m.key));
+  for (const m of zoneMemories) {
+    const named = m.data.match(/[A-Za-z_]+(?:\/[A-Za-z_+-]+)+|UTC|GMT/g)?.find(isZone);
+    if (named) return named;
+  }
+  for (const m of [...zoneMemories, ...memories.filter((m) => m.memoryType === 'location')]) {
+    const zone = zoneOfCity(m.data);
+    if (zone) return zone;
   }
   return 'UTC';
 }

@@ -3,24 +3,39 @@
 import type { TServerEvent } from '@daybook/contracts';
 import type { Channel } from './chat.repo.ts';
 
+/** The user behind a socket, as the chat needs them; settings changes reach it while the socket is open. */
+export interface ChatUser {
+  id: number;
+  learnFromChats: boolean;
+}
+
 export interface Subscriber {
   channel: Channel;
+  user: ChatUser;
   send(event: TServerEvent): void;
 }
 
 export function createChatHub() {
   const byUser = new Map<number, Set<Subscriber>>();
+  let total = 0;
   return {
     add(userId: number, subscriber: Subscriber) {
       const set = byUser.get(userId) ?? new Set();
+      if (!set.has(subscriber)) total++;
       set.add(subscriber);
       byUser.set(userId, set);
       return () => {
-        set.delete(subscriber);
+        if (set.delete(subscriber)) total--;
         if (!set.size) byUser.delete(userId);
       };
     },
     count: (userId: number) => byUser.get(userId)?.size ?? 0,
+    /** Open sockets of every user. */
+    total: () => total,
+    /** A user changed their settings: their open sockets act on the new ones from the next message. */
+    updateUser(userId: number, settings: Partial<Omit<ChatUser, 'id'>>) {
+      for (const s of byUser.get(userId) ?? []) Object.assign(s.user, settings);
+    },
     /** Sends to every open tab of the user on that channel. */
     publish(userId: number, channel: Channel, event: TServerEvent) {
       for (const s of byUser.get(userId) ?? []) if (s.channel === channel) s.send(event);

@@ -1,5 +1,5 @@
 // Learning from chat messages, onboarding, and chat without a model, over real WebSockets.
-import { type TServerEvent, ZMemoryPage, ZServerEvent } from '@daybook/contracts';
+import { type TServerEvent, ZChatHistoryPage, ZMemoryPage, ZServerEvent } from '@daybook/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type FakeOpenAI, startFakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
@@ -25,8 +25,8 @@ beforeEach(() => {
   fake.onJson(() => ({ text: '{"operations":[]}' }));
 });
 
-async function open(browser: Browser, path = '/ws/chat/') {
-  const ws = new WebSocket(`${wsBase}${path}`, {
+async function open(browser: Browser, path = '/ws/chat/', base = wsBase) {
+  const ws = new WebSocket(`${base}${path}`, {
     headers: { cookie: [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; '), origin: 'http://daybook.test' },
   });
   const events: TServerEvent[] = [];
@@ -44,6 +44,16 @@ async function open(browser: Browser, path = '/ws/chat/') {
   const say = (text: string) =>
     ws.send(JSON.stringify({ author_type: 'human', message_type: 'message', raw_text: text }));
   return { ws, events, next, say };
+}
+
+/** The user's chat messages, once there are any (the welcome after onboarding is written shortly after). */
+async function chatOnceWritten(browser: Browser) {
+  const until = Date.now() + 5000;
+  for (;;) {
+    const { results } = ZChatHistoryPage.parse((await browser.get('/api/chat/messages/')).json());
+    if (results.length || Date.now() > until) return results;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 const memoriesOf = async (browser: Browser) => ZMemoryPage.parse((await browser.get('/api/memories/')).json()).results;
@@ -167,6 +177,50 @@ describe('learning', () => {
     expect(fake.requests.slice(before).some((r) => r.tools)).toBe(false);
     c.ws.close();
   });
+
+  it('does not overwrite a fuller memory with a shorter version of the same fact', async () => {
+    const { browser } = await signedInUser(t);
+    await browser.post('/api/memories/', {
+      key: 'home city',
+      data: 'Lives in Lisbon, Portugal (Alfama)',
+      memory_type: 'location',
+    });
+    fake.onJson(() => ops([add('home city', 'lives in Lisbon', 'location')]));
+    const c = await open(browser);
+    await c.next((e) => e.message_type === 'history');
+    const before = fake.requests.length;
+    c.say('I live in Lisbon');
+    await c.next((e) => e.message_type === 'markdown');
+    const until = Date.now() + 3000;
+    while (!fake.requests.slice(before).some((r) => r.tools) && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await memoriesOf(browser)).map((m) => m.data)).toEqual(['Lives in Lisbon, Portugal (Alfama)']);
+    expect(c.events.some((e) => e.message_type === 'task_notification_final')).toBe(false);
+    c.ws.close();
+  });
+
+  it('stops learning as soon as the setting is turned off, in tabs already open', async () => {
+    fake.onJson(() => ops([add('secret', 'Should not be saved')]));
+    const { browser } = await signedInUser(t);
+    const c = await open(browser);
+    await c.next((e) => e.message_type === 'history');
+    // Another tab (the profile page) turns learning off while this chat stays open.
+    await browser.patch('/api/users/me/', { learn_from_chats: false });
+    const before = fake.requests.length;
+    c.say('My secret is safe');
+    await c.next((e) => e.message_type === 'markdown');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await memoriesOf(browser)).toEqual([]);
+    expect(fake.requests.slice(before).some((r) => r.tools)).toBe(false);
+    // And on again.
+    fake.onJson(() => ops([add('tea', 'Drinks green tea')]));
+    await browser.patch('/api/users/me/', { learn_from_chats: true });
+    c.say('I drink green tea');
+    await c.next((e) => e.message_type === 'task_notification_final');
+    expect((await memoriesOf(browser)).map((m) => m.data)).toEqual(['Drinks green tea']);
+    c.ws.close();
+  });
 });
 
 describe('onboarding', () => {
@@ -181,12 +235,32 @@ describe('onboarding', () => {
     const onboardingPrompt = fake.requests.filter((r) => r.stream).at(-1)?.messages[0]?.content;
     expect(onboardingPrompt).toContain('Interview them');
     fake.onChat(() => ({ text: 'Thanks, that is all I need!\n[[ONBOARDING_COMPLETE]]' }));
+    // The last answer's facts are still being learned when the interview ends.
+    fake.onJson(() => ({ ...ops([add('home city', 'Lives in Lisbon', 'location')]), delayMs: 150 }));
     c.say('Lisbon, Europe/Lisbon');
     const final = await c.next((e) => e.message_type === 'markdown');
     expect(final.message_type === 'markdown' && final.raw_text).toBe('Thanks, that is all I need!');
     expect(await c.next((e) => e.message_type === 'redirect')).toMatchObject({ url: '/chat' });
     expect((await browser.get('/api/users/me/')).json().onboarded).toBe(true);
     c.ws.close();
+
+    // The chat opens with what Daybook learned, the last answer included.
+    const [welcome] = await chatOnceWritten(browser);
+    expect(welcome?.raw_text).toContain('Welcome to your chat!');
+    expect(welcome?.raw_text).toContain('- Lives in Lisbon');
+  });
+
+  it('welcomes a user who skipped the interview without listing anything', async () => {
+    const { browser } = await signedInUser(t);
+    const c = await open(browser, '/ws/onboarding/');
+    await c.next((e) => e.message_type === 'history');
+    c.say('later');
+    await c.next((e) => e.message_type === 'redirect');
+    c.ws.close();
+    const results = await chatOnceWritten(browser);
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ author_type: 'assistant' });
+    expect(results[0]?.raw_text).toMatch(/^\*\*Welcome to your chat!\*\* Ask me anything/);
   });
 
   it('stops when the user asks to', async () => {
@@ -205,23 +279,35 @@ describe('without a model', () => {
     try {
       const base = (await bare.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
       const { browser } = await signedInUser(bare);
-      const ws = new WebSocket(`${base}/ws/chat/`, {
-        headers: {
-          cookie: [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-          origin: 'http://daybook.test',
-        },
-      });
-      const events: TServerEvent[] = [];
-      ws.on('message', (d) => events.push(ZServerEvent.parse(JSON.parse(d.toString()))));
-      await new Promise((r) => ws.on('open', r));
-      ws.send(JSON.stringify({ author_type: 'human', message_type: 'message', raw_text: 'hello' }));
-      const until = Date.now() + 5000;
-      while (!events.some((e) => e.message_type === 'system_message') && Date.now() < until)
-        await new Promise((r) => setTimeout(r, 20));
-      expect(events.find((e) => e.message_type === 'system_message')).toMatchObject({ raw_text: NOT_CONFIGURED });
-      ws.close();
+      const c = await open(browser, '/ws/chat/', base);
+      c.say('hello');
+      expect(await c.next((e) => e.message_type === 'system_message')).toMatchObject({ raw_text: NOT_CONFIGURED });
+      c.ws.close();
     } finally {
       await bare.close();
+    }
+  });
+});
+
+describe('shutting down', () => {
+  it('lets learning under way finish before the database closes', async () => {
+    const own = await startFakeOpenAI();
+    own.onChat(() => ({ text: 'Have fun!' }));
+    // The extraction answers well after the reply: the server is closing by then.
+    own.onJson(() => ({ ...ops([add('sailing', 'Goes sailing in summer', 'activity')]), delayMs: 400 }));
+    const closing = await createTestApp({ LLM_BASE_URL: own.baseUrl, LLM_MODEL: 'fake-model', LLM_MAX_RETRIES: '0' });
+    try {
+      const base = (await closing.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
+      const { browser, userId } = await signedInUser(closing);
+      const c = await open(browser, '/ws/chat/', base);
+      c.say('I go sailing every summer');
+      await c.next((e) => e.message_type === 'markdown');
+      await closing.app.close();
+      const saved = await closing.database.db.prisma.memory.findMany({ where: { userId } });
+      expect(saved.map((m) => m.data)).toEqual(['Goes sailing in summer']);
+    } finally {
+      await closing.close();
+      await own.close();
     }
   });
 });

@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { type FakeOpenAI, startFakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
 import { signedInUser } from '../../test/factories.ts';
 import { type Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
-import { NOT_CONFIGURED, UNAVAILABLE } from './chat.service.ts';
+import { UNAVAILABLE } from './chat.service.ts';
 
 let t: TestApp;
 let fake: FakeOpenAI;
@@ -39,9 +39,14 @@ interface Client {
   closed: Promise<{ code: number; reason: string }>;
 }
 
-function connect(browser: Browser | null, path = '/ws/chat/', origin = 'http://daybook.test'): Promise<Client> {
+function connect(
+  browser: Browser | null,
+  path = '/ws/chat/',
+  origin = 'http://daybook.test',
+  base = wsBase,
+): Promise<Client> {
   const cookie = browser ? [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ') : '';
-  const ws = new WebSocket(`${wsBase}${path}`, { headers: { cookie, origin } });
+  const ws = new WebSocket(`${base}${path}`, { headers: { cookie, origin } });
   const events: TServerEvent[] = [];
   const waiters: Array<() => void> = [];
   ws.on('message', (data) => {
@@ -117,6 +122,8 @@ describe('connecting', () => {
 
 describe('a turn', () => {
   it('stores and echoes the human message with an id, streams the reply, and ends with markdown', async () => {
+    // The model sends its reply in three pieces, some time apart.
+    fake.onChat((req) => ({ text: `You said: ${req.messages.at(-1)?.content}`, chunks: 3, delayMs: 30 }));
     const { browser } = await signedInUser(t);
     const c = await connect(browser);
     await c.next(type('history'));
@@ -145,6 +152,24 @@ describe('a turn', () => {
       message_id: expect.any(Number),
     });
     expect(deltas.join('')).toBe('You said: What is on today?');
+    c.ws.close();
+  });
+
+  it('sends pieces the model delivers together as one stream frame', async () => {
+    fake.onChat(() => ({ text: 'One two three four five six', chunks: 6 }));
+    const { browser } = await signedInUser(t);
+    const c = await connect(browser);
+    await c.next(type('history'));
+    c.send(say('Count to six'));
+    await c.next((e) => e.message_type === 'message');
+    const deltas: string[] = [];
+    for (;;) {
+      const event = await c.next((e) => e.message_type === 'stream' || e.message_type === 'markdown');
+      if (event.message_type !== 'stream') break;
+      deltas.push(event.raw_text);
+    }
+    expect(deltas.join('')).toBe('One two three four five six');
+    expect(deltas.length).toBeLessThan(6);
     c.ws.close();
   });
 
@@ -185,6 +210,24 @@ describe('a turn', () => {
     c.ws.close();
   });
 
+  it('gives up on a model that goes quiet in the middle of its reply', async () => {
+    fake.onChat(() => ({ text: 'Let me think about that and', chunks: 3, stallAfterChunks: 1 }));
+    const { browser } = await signedInUser(t);
+    const c = await connect(browser);
+    await c.next(type('history'));
+    c.send(say('tell me a long story'));
+    const part = await c.next(type('stream'));
+    expect(part).toMatchObject({ raw_text: 'Let me th' });
+    // The notice names the abandoned stream, so clients put it in that answer's place.
+    expect(await c.next(type('system_message'), 8000)).toMatchObject({
+      raw_text: UNAVAILABLE,
+      stream_id: part.message_type === 'stream' ? part.stream_id : 'none',
+    });
+    const history = ZChatHistoryPage.parse((await browser.get('/api/chat/messages/')).json());
+    expect(history.results.map((m) => m.raw_text)).toEqual(['tell me a long story', UNAVAILABLE]);
+    c.ws.close();
+  });
+
   it('refuses bad frames with an error event and keeps the connection', async () => {
     const { browser } = await signedInUser(t);
     const c = await connect(browser);
@@ -209,6 +252,44 @@ describe('a turn', () => {
     await c.next(type('history'));
     for (let i = 0; i < 25; i++) c.send('{');
     expect((await c.closed).code).toBe(1013);
+  });
+});
+
+describe('connection limits', () => {
+  it('turns away an eleventh socket of one user with 1013', async () => {
+    const { browser } = await signedInUser(t);
+    const open = await Promise.all(Array.from({ length: 10 }, () => connect(browser)));
+    await Promise.all(open.map((c) => c.next(type('history'))));
+    const extra = await connect(browser);
+    expect(await extra.closed).toEqual({ code: 1013, reason: 'Too many connections' });
+    for (const c of open) c.ws.close();
+  });
+
+  it('turns new sockets away with 1013 while the server is at capacity, and takes them again after', async () => {
+    const small = await createTestApp({
+      LLM_BASE_URL: fake.baseUrl,
+      LLM_MODEL: 'fake-model',
+      CHAT_MAX_CONNECTIONS: '2',
+    });
+    try {
+      const base = (await small.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
+      const [ana, ben] = await Promise.all([signedInUser(small), signedInUser(small)]);
+      const first = await connect(ana.browser, '/ws/chat/', 'http://daybook.test', base);
+      const second = await connect(ben.browser, '/ws/chat/', 'http://daybook.test', base);
+      await Promise.all([first.next(type('history')), second.next(type('history'))]);
+      const third = await connect(ben.browser, '/ws/chat/', 'http://daybook.test', base);
+      expect(await third.closed).toEqual({ code: 1013, reason: 'Server busy' });
+      first.ws.close();
+      await first.closed;
+      // The server forgets the closed socket as it closes; give it a moment to do so.
+      await new Promise((r) => setTimeout(r, 50));
+      const again = await connect(ben.browser, '/ws/chat/', 'http://daybook.test', base);
+      expect(await again.next(type('history'))).toMatchObject({ message_type: 'history' });
+      again.ws.close();
+      second.ws.close();
+    } finally {
+      await small.close();
+    }
   });
 });
 
@@ -249,7 +330,8 @@ describe('the prompt', () => {
     const request = fake.requests.filter((r) => r.stream).at(-1);
     const system = request?.messages[0]?.content ?? '';
     expect(system).toContain('You are Daybook');
-    expect(system).toMatch(/Current date and time for the user: .*\(UTC\)/);
+    // The location memory names a city, which gives the time zone.
+    expect(system).toMatch(/Current date and time for the user: .*\(Europe\/Lisbon\)/);
     expect(system).toContain('- home city: Lives in Lisbon (location)');
     expect(system).toContain('- sport: Plays padel on Thursdays (activity)');
     expect(request?.messages.at(-1)).toEqual({ role: 'user', content: 'Any tips for padel?' });

@@ -16,9 +16,13 @@ export interface ChatRoutesOptions {
   chat: ChatService;
   hub: ChatHub;
   allowedOrigins: Set<string>;
+  maxConnections: number;
 }
 
-export default async function chatRoutes(app: FastifyInstance, { chat, hub, allowedOrigins }: ChatRoutesOptions) {
+export default async function chatRoutes(
+  app: FastifyInstance,
+  { chat, hub, allowedOrigins, maxConnections }: ChatRoutesOptions,
+) {
   const originOk = (request: FastifyRequest) => {
     const origin = request.headers.origin;
     return !origin || allowedOrigins.has(origin) || origin === `${request.protocol}://${request.host}`;
@@ -34,6 +38,12 @@ export default async function chatRoutes(app: FastifyInstance, { chat, hub, allo
       socket.close(CLOSE_CODES.tryAgainLater, 'Too many connections');
       return;
     }
+    // An overloaded server turns new sockets away; clients retry after 15 s.
+    if (hub.total() >= maxConnections) {
+      socket.close(CLOSE_CODES.tryAgainLater, 'Server busy');
+      return;
+    }
+    const chatUser = { id: user.id, learnFromChats: user.learnFromChats };
     const recent: number[] = [];
     let remove = () => {};
     // Joined before history is read: a message published meanwhile arrives twice at most, never
@@ -42,6 +52,7 @@ export default async function chatRoutes(app: FastifyInstance, { chat, hub, allo
       if (socket.readyState !== socket.OPEN) return;
       remove = hub.add(user.id, {
         channel,
+        user: chatUser,
         send: (event) => socket.readyState === socket.OPEN && socket.send(JSON.stringify(event)),
       });
     };
@@ -57,7 +68,7 @@ export default async function chatRoutes(app: FastifyInstance, { chat, hub, allo
       }
       const frame = isBinary ? '' : data.toString();
       chat
-        .receive({ id: user.id, learnFromChats: user.learnFromChats }, channel, frame)
+        .receive(chatUser, channel, frame)
         .then((refusal) => {
           if (refusal && socket.readyState === socket.OPEN) socket.send(JSON.stringify(refusal));
         })

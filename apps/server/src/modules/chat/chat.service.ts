@@ -6,15 +6,19 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import { describeChanges, type LearningService } from '../assistant/learning.service.ts';
 import type { Llm } from '../assistant/llm.ts';
-import { buildPrompt, ONBOARDING_DONE, timeZoneOf } from '../assistant/prompt.ts';
-import type { MemoriesRepo } from '../memories/memories.repo.ts';
-import type { ChatHub } from './chat.hub.ts';
+import { buildPrompt, MEMORY_SELECTION, ONBOARDING_DONE, timeZoneOf } from '../assistant/prompt.ts';
+import type { MemoriesRepo, MemoryRow, MemorySelection } from '../memories/memories.repo.ts';
+import type { ChatHub, ChatUser } from './chat.hub.ts';
 import type { Channel, ChatMessageRow, ChatRepo } from './chat.repo.ts';
 
 export const UNAVAILABLE = 'The assistant is unavailable right now, please try again';
 export const NOT_CONFIGURED =
   'No assistant model is configured yet. Whoever runs this Daybook can set LLM_MODEL (plus LLM_BASE_URL and LLM_API_KEY for their provider, e.g. OpenAI or a local Ollama) and restart it. Your messages are saved.';
 
+/** Messages of the conversation the prompt builder gets to choose from (it keeps what fits its budget). */
+const CONVERSATION_WINDOW = 40;
+/** How many remembered facts the first chat message lists. */
+const WELCOME_FACTS = 8;
 const STOP_WORDS = /^\s*(stop|skip|later|done|that'?s all|enough|finish)\b/i;
 
 export function presentMessage(row: ChatMessageRow, extra: Partial<TChatMessage> = {}): TChatMessage {
@@ -29,11 +33,6 @@ export function presentMessage(row: ChatMessageRow, extra: Partial<TChatMessage>
   };
 }
 
-export interface ChatUser {
-  id: number;
-  learnFromChats: boolean;
-}
-
 export function createChatService(deps: {
   repo: ChatRepo;
   hub: ChatHub;
@@ -44,6 +43,14 @@ export function createChatService(deps: {
   log: FastifyBaseLogger;
 }) {
   const { repo, hub, llm, learning, memoriesRepo, clock, log } = deps;
+  // Turns and learning still running, so a shutdown can let them finish before the database closes.
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    inFlight.add(work);
+    const done = () => inFlight.delete(work);
+    work.then(done, done);
+    return work;
+  };
 
   const refuse = (code: Extract<TServerEvent, { message_type: 'error' }>['code'], text: string): TServerEvent => ({
     message_type: 'error',
@@ -77,20 +84,71 @@ export function createChatService(deps: {
     });
   }
 
-  /** Answers the conversation whose newest message is `text`. */
-  async function reply(user: ChatUser, channel: Channel, text: string) {
+  /**
+   * The first message of the chat after onboarding: what Daybook learned there (learning of the
+   * last answers has finished by now), so the new user starts from something, not a blank page.
+   */
+  async function welcome(userId: number) {
+    const { rows } = await repo.page(userId, 'chat', 1);
+    if (rows.length) return;
+    const known = (await memoriesRepo.listActive(userId)).slice(0, WELCOME_FACTS);
+    const facts = known.map((m) => `- ${m.data}`).join('\n');
+    await say(
+      userId,
+      'chat',
+      'assistant',
+      'markdown',
+      known.length
+        ? `**Welcome to your chat!** Here is what I know about you so far:\n\n${facts}\n\nAsk me anything, or tell me more about your day. You can review and change everything I remember on your Memories page.`
+        : '**Welcome to your chat!** Ask me anything, or tell me about yourself: your interests, your routines, the people and places in your life. I will remember what matters, and you can review it on your Memories page.',
+    );
+  }
+
+  interface TurnContext {
+    /** Oldest first, ending with the message being answered. */
+    conversation: ChatMessageRow[];
+    /** At most 8 + 12 + 6 memories however many the user has: the prompt stays bounded. */
+    selection: MemorySelection;
+  }
+
+  /**
+   * Stores the human message and echoes it to every tab; with a model, the same round trip reads
+   * what the reply needs (the conversation before it and the relevant memories).
+   */
+  async function startTurn(
+    user: ChatUser,
+    channel: Channel,
+    text: string,
+  ): Promise<{ human: ChatMessageRow; context: TurnContext }> {
+    const empty: MemorySelection = { core: [], relevant: [], recent: [] };
+    if (!llm || (channel === 'onboarding' && STOP_WORDS.test(text))) {
+      const human = await say(user.id, channel, 'human', 'message', text);
+      return { human, context: { conversation: [human], selection: empty } };
+    }
+    const turn = await repo.startTurn({ userId: user.id, channel, rawText: text }, CONVERSATION_WINDOW - 1, (first) =>
+      memoriesRepo.selectionQuery(user.id, text, MEMORY_SELECTION, first),
+    );
+    hub.publish(user.id, channel, presentMessage(turn.human));
+    return {
+      human: turn.human,
+      context: { conversation: [...turn.before, turn.human], selection: memoriesRepo.selectionFromJson(turn.extra) },
+    };
+  }
+
+  interface ReplyOutcome {
+    /** The memories the reply considered, for the learning step to reuse. */
+    memories?: MemoryRow[];
+    /** The onboarding interview has what it needs. */
+    onboardingDone: boolean;
+  }
+
+  /** Answers the conversation in `context`, whose newest message is the one just received. */
+  async function reply(user: ChatUser, channel: Channel, context: TurnContext): Promise<ReplyOutcome> {
     if (!llm) {
       await say(user.id, channel, 'system', 'system_message', NOT_CONFIGURED);
-      return;
+      return { onboardingDone: false };
     }
-    // One round of queries, in parallel. At most 8 + 12 + 6 memories, however many the user has:
-    // the prompt stays bounded.
-    const [{ rows }, core, relevant, recent] = await Promise.all([
-      repo.page(user.id, channel, 40),
-      memoriesRepo.core(user.id, 8),
-      memoriesRepo.relevant(user.id, text, 12),
-      memoriesRepo.recent(user.id, 6),
-    ]);
+    const { core, relevant, recent } = context.selection;
     const known = [...core, ...relevant, ...recent];
     const memories = [...new Map(known.map((m) => [m.id, m])).values()];
     const messages = buildPrompt({
@@ -98,35 +156,46 @@ export function createChatService(deps: {
       now: clock.now(),
       timeZone: timeZoneOf(memories),
       memories,
-      conversation: rows,
+      conversation: context.conversation,
     });
 
     const streamId = randomUUID();
     let answer = '';
+    // Pieces that arrive together (a fast model, or one network read) go out as one frame.
+    let pending = '';
+    const flush = () => {
+      if (!pending) return;
+      hub.publish(user.id, channel, {
+        message_type: 'stream',
+        author_type: 'assistant',
+        stream_id: streamId,
+        raw_text: pending,
+      });
+      pending = '';
+    };
     try {
       for await (const delta of llm.stream(messages)) {
+        if (!pending) setImmediate(flush);
+        pending += delta;
         answer += delta;
-        hub.publish(user.id, channel, {
-          message_type: 'stream',
-          author_type: 'assistant',
-          stream_id: streamId,
-          raw_text: delta,
-        });
       }
     } catch (err) {
+      pending = '';
       log.warn({ err, userId: user.id }, 'model request failed');
-      await say(user.id, channel, 'system', 'system_message', UNAVAILABLE);
-      return;
+      // Carrying the stream's id, the notice takes the place of a half-streamed answer in open tabs.
+      await say(user.id, channel, 'system', 'system_message', UNAVAILABLE, answer ? { stream_id: streamId } : {});
+      return { memories, onboardingDone: false };
     }
+    flush();
     const done = channel === 'onboarding' && answer.includes(ONBOARDING_DONE);
     const final = answer.replace(ONBOARDING_DONE, '').trim() || '…';
     await say(user.id, channel, 'assistant', 'markdown', final, { stream_id: streamId });
-    if (done) await finishOnboarding(user.id);
+    return { memories, onboardingDone: done };
   }
 
-  async function learn(user: ChatUser, channel: Channel, messageId: number, text: string) {
+  async function learn(user: ChatUser, channel: Channel, messageId: number, text: string, known?: MemoryRow[]) {
     try {
-      const changes = await learning.learn(user, messageId, text);
+      const changes = await learning.learn(user, messageId, text, known);
       if (changes.length) {
         hub.publish(user.id, channel, {
           author_type: 'system',
@@ -166,16 +235,41 @@ export function createChatService(deps: {
         return refuse('message_too_long', `Messages can be at most ${CHAT_TEXT_MAX.toLocaleString('en')} characters.`);
 
       // Stored before anything else happens: whatever fails later, the message is kept.
-      const human = await say(user.id, channel, 'human', 'message', text);
+      const { human, context } = await startTurn(user, channel, text);
       if (channel === 'onboarding' && STOP_WORDS.test(text)) {
-        void learn(user, channel, human.id, text);
+        const learning = track(learn(user, channel, human.id, text));
         await say(user.id, channel, 'assistant', 'markdown', 'No problem. You can tell me more any time in the chat.');
         await finishOnboarding(user.id);
+        void track(learning.then(() => welcome(user.id)).catch((err) => log.warn({ err }, 'welcome message failed')));
         return null;
       }
       // Learning starts once the reply is out, so it never competes with it; the caller is not kept waiting.
-      await reply(user, channel, text).finally(() => void learn(user, channel, human.id, text));
+      let outcome: ReplyOutcome | undefined;
+      try {
+        outcome = await track(reply(user, channel, context));
+      } finally {
+        const learning = track(learn(user, channel, human.id, text, outcome?.memories));
+        if (outcome?.onboardingDone) {
+          await finishOnboarding(user.id);
+          void track(learning.then(() => welcome(user.id)).catch((err) => log.warn({ err }, 'welcome message failed')));
+        }
+      }
       return null;
+    },
+
+    /** Waits (at most `timeoutMs`) for the replies and learning under way, then stops waiting. */
+    async drain(timeoutMs: number) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      // Learning starts when a reply ends, so look again until nothing is left.
+      const settled = (async () => {
+        while (inFlight.size) await Promise.allSettled([...inFlight]);
+      })();
+      await Promise.race([settled, timeout]);
+      clearTimeout(timer);
+      return inFlight.size;
     },
 
     /** The first message of an onboarding conversation that has none yet. */

@@ -1,4 +1,4 @@
-import { ZMemory, ZMemoryCategories, ZMemoryExport, ZMemoryPage } from '@daybook/contracts';
+import { MEMORY_IMPORT_MAX, ZMemory, ZMemoryCategories, ZMemoryExport, ZMemoryPage } from '@daybook/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedInUser } from '../../test/factories.ts';
 import { Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
@@ -297,6 +297,28 @@ describe('export and import', () => {
       frequency_description: 'weekly',
       url: 'https://space.example',
     });
+  });
+
+  it('imports the largest file allowed (5,000 memories) in one go, and refuses a bigger one', async () => {
+    const { browser } = await signedInUser(t);
+    const memories = Array.from({ length: MEMORY_IMPORT_MAX }, (_, i) => ({
+      key: `fact ${i}`,
+      data: `Fact number ${i}`,
+    }));
+    expect((await browser.post(`${M}import/`, { memories })).json()).toEqual({
+      created: MEMORY_IMPORT_MAX,
+      updated: 0,
+      unchanged: 0,
+    });
+    memories[0] = { key: 'fact 0', data: 'Changed' };
+    expect((await browser.post(`${M}import/`, { memories })).json()).toEqual({
+      created: 0,
+      updated: 1,
+      unchanged: MEMORY_IMPORT_MAX - 1,
+    });
+    expect((await browser.get(M)).json().count).toBe(MEMORY_IMPORT_MAX);
+    const tooMany = await browser.post(`${M}import/`, { memories: [...memories, { key: 'one more', data: 'x' }] });
+    expect(tooMany.statusCode).toBe(400);
   });
 
   it('validates an import as a whole and changes nothing when any item is bad', async () => {

@@ -132,7 +132,10 @@ export function createMemoriesService({ repo, clock }: { repo: MemoriesRepo; clo
       const { memories } = ZMemoryImport.parse(body);
       const byKey = new Map(memories.map((m) => [m.key, m]));
       const result = { created: 0, updated: 0, unchanged: 0 };
+      // Set-based: one read of the keys, one insert of what is new, an update per changed memory.
       await repo.transaction(async (tx) => {
+        const existing = new Map((await repo.findActiveByKeys(userId, [...byKey.keys()], tx)).map((m) => [m.key, m]));
+        const fresh: MemoryFields[] = [];
         for (const item of byKey.values()) {
           const fields: MemoryFields = {
             key: item.key,
@@ -141,22 +144,22 @@ export function createMemoriesService({ repo, clock }: { repo: MemoriesRepo; clo
             url: item.url ?? null,
             frequencyDescription: item.frequency_description ?? null,
           };
-          const existing = await repo.findActiveByKey(userId, item.key, tx);
-          if (!existing) {
-            await repo.create(userId, { ...fields, source: 'import' }, tx);
-            result.created++;
+          const current = existing.get(item.key);
+          if (!current) {
+            fresh.push(fields);
           } else if (
-            existing.data !== fields.data ||
-            existing.memoryType !== fields.memoryType ||
-            existing.url !== fields.url ||
-            existing.frequencyDescription !== fields.frequencyDescription
+            current.data !== fields.data ||
+            current.memoryType !== fields.memoryType ||
+            current.url !== fields.url ||
+            current.frequencyDescription !== fields.frequencyDescription
           ) {
-            await repo.update(existing.id, fields, tx);
+            await repo.update(current.id, fields, tx);
             result.updated++;
           } else {
             result.unchanged++;
           }
         }
+        result.created = await repo.createMany(userId, fresh, 'import', tx);
       });
       return result;
     },

@@ -3,11 +3,19 @@ import type { FastifyInstance } from 'fastify';
 import { requireUser } from '../../lib/auth.ts';
 import type { AccountsService } from '../accounts/accounts.service.ts';
 
-export default async function usersRoutes(app: FastifyInstance, { accounts }: { accounts: AccountsService }) {
+export interface UsersRoutesOptions {
+  accounts: AccountsService;
+  /** Tells the rest of the server (open chat sockets) about changed settings. */
+  onSettingsChanged?: (userId: number, settings: { learnFromChats: boolean }) => void;
+}
+
+export default async function usersRoutes(app: FastifyInstance, { accounts, onSettingsChanged }: UsersRoutesOptions) {
   app.get('/api/users/me/', async (request) => accounts.userMe(requireUser(request)));
 
   app.patch('/api/users/me/', async (request) => {
     const user = requireUser(request);
-    return accounts.updateSettings(user, ZUpdateUserMeRequest.parse(request.body ?? {}));
+    const me = await accounts.updateSettings(user, ZUpdateUserMeRequest.parse(request.body ?? {}));
+    onSettingsChanged?.(user.id, { learnFromChats: me.learn_from_chats });
+    return me;
   });
 }

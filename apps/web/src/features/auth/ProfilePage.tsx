@@ -3,9 +3,10 @@ import { useCallback, useEffect, useId, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Banner } from '../../components/Banner.tsx';
 import { Loading } from '../../components/Loading.tsx';
-import { getMe, resendVerification } from './api.ts';
+import { getMe } from './api.ts';
 import { initialsOf, useAuth } from './auth-context.tsx';
 import { PauseSwitch, SettingSwitch, useDailyMessagePause, useUserSetting } from './daily-pause.tsx';
+import { useResendVerification } from './email-verification.tsx';
 import { RESEND_FAILED } from './ResendVerificationPage.tsx';
 import { signOut } from './sign-out.ts';
 
@@ -183,17 +184,8 @@ export function ProfilePage() {
 }
 
 function VerifyHint({ email }: { email: string }) {
-  const [status, setStatus] = useState<'idle' | 'sending' | 'sent' | 'failed'>('idle');
   // The resend page is for signed-out visitors, so a signed-in user asks from here.
-  const send = async () => {
-    setStatus('sending');
-    try {
-      await resendVerification(email);
-      setStatus('sent');
-    } catch {
-      setStatus('failed');
-    }
-  };
+  const { status, send } = useResendVerification(email);
   return (
     <div className="auth-notice account-notice">
       <p className="auth-notice-title">Your email address has not been verified yet.</p>

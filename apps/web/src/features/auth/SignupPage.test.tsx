@@ -116,7 +116,7 @@ describe('Sign up', () => {
     await screen.findByLabelText('Invite Token');
     await fill({ email: ' sam@example.com ', password: 'long enough 1', confirm: 'long enough 1' });
     await waitFor(() => expect(router.state.location.pathname).toBe('/demo-tour'));
-    expect(await screen.findByRole('heading', { name: 'Demo Tour' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Demo Tour' }, { timeout: 10_000 })).toBeInTheDocument();
     const [signup] = calls(SIGNUP);
     expect(signup?.body).toEqual({
       email: 'sam@example.com',

@@ -21,6 +21,8 @@ async function openMenu(patch: Handler = reply(500)) {
   const network = mockFetch({ [`GET ${ME}`]: reply(200, USER_ME), [`PATCH ${ME}`]: patch });
   renderRoutes(routes, { path: '/', auth: signedIn });
   const button = await screen.findByRole('button', { name: 'Account menu for sam@example.com' });
+  // The layout asks once per sign-in whether the address is verified (for its reminder).
+  await waitFor(() => expect(network.calls(`GET ${ME}`)).toHaveLength(1));
   await userEvent.click(button);
   const toggle = screen.getByRole('switch', { name: 'Pause daily messages' });
   await waitFor(() => expect(toggle).toBeEnabled());
@@ -31,18 +33,42 @@ describe('Account menu', () => {
   it('lists the account pages, the pause toggle and Sign Out', async () => {
     const { button, toggle, calls } = await openMenu();
     expect(button).toHaveAttribute('aria-expanded', 'true');
+    // A disclosure, not an ARIA menu: the button controls the panel and announces no popup menu.
+    expect(button).not.toHaveAttribute('aria-haspopup');
+    const panelId = button.getAttribute('aria-controls') ?? '';
+    expect(document.getElementById(panelId)).toContainElement(screen.getByRole('link', { name: 'Memories' }));
+    expect(screen.queryByRole('menu')).not.toBeInTheDocument();
+    expect(screen.queryByRole('menuitem')).not.toBeInTheDocument();
     expect(screen.getByRole('link', { name: /sam@example\.com/ })).toHaveAttribute('href', '/profile');
     expect(screen.getByRole('link', { name: 'Memories' })).toHaveAttribute('href', '/memories');
     expect(screen.getByRole('link', { name: 'History' })).toHaveAttribute('href', '/resources');
     expect(screen.getByRole('link', { name: 'Calendar Connections' })).toHaveAttribute('href', '/accounts/3rdparty/');
     expect(toggle).toHaveAttribute('aria-checked', 'false');
     expect(screen.getByRole('button', { name: 'Sign Out' })).toBeInTheDocument();
-    expect(calls(`GET ${ME}`)).toHaveLength(1);
+    // One for the layout's verification check, one as the menu first opened.
+    expect(calls(`GET ${ME}`)).toHaveLength(2);
 
     await userEvent.keyboard('{Escape}');
     expect(screen.queryByRole('switch')).not.toBeInTheDocument();
     expect(button).toHaveFocus();
     expect(button).toHaveAttribute('aria-expanded', 'false');
+  });
+
+  it('is a disclosure the keyboard opens, walks through, and leaves with Tab or Escape', async () => {
+    await openMenu();
+    const button = screen.getByRole('button', { name: 'Account menu for sam@example.com' });
+    await userEvent.keyboard('{Escape}');
+    expect(button).toHaveFocus();
+    await userEvent.keyboard('{Enter}');
+    expect(button).toHaveAttribute('aria-expanded', 'true');
+    await userEvent.tab();
+    expect(screen.getByRole('link', { name: /sam@example\.com/ })).toHaveFocus();
+    // Tab goes on through the panel in page order, then out of it, which closes it.
+    for (let i = 0; i < 5; i++) await userEvent.tab();
+    expect(screen.getByRole('button', { name: 'Sign Out' })).toHaveFocus();
+    await userEvent.tab();
+    expect(button).toHaveAttribute('aria-expanded', 'false');
+    expect(screen.queryByRole('button', { name: 'Sign Out' })).not.toBeInTheDocument();
   });
 
   it('flips the pause toggle at once and saves it', async () => {
@@ -76,7 +102,7 @@ describe('Account menu', () => {
     await waitFor(() => expect(assign).toHaveBeenCalledWith('/'));
     const [request] = signOut.calls(`DELETE ${ALLAUTH}/auth/session`);
     expect(request?.headers.get('X-CSRFToken')).toBe('config-token');
-    expect(calls(`GET ${ME}`)).toHaveLength(1);
+    expect(calls(`GET ${ME}`)).toHaveLength(2);
   });
 
   it('still leaves when signing out fails, and logs it', async () => {

@@ -60,7 +60,7 @@ export function UserMenu({ user }: { user: SessionUser }) {
         ref={buttonRef}
         type="button"
         className="avatar-button"
-        aria-haspopup="true"
+        // A disclosure (a panel of links and settings), not an ARIA menu: no aria-haspopup.
         aria-expanded={open}
         aria-controls={menuId}
         aria-label={`Account menu for ${user.email}`}

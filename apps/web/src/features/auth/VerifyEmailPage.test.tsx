@@ -12,8 +12,9 @@ import {
   SESSION_ANONYMOUS,
   SESSION_SIGNED_IN,
   TEST_USER,
+  USER_ME,
 } from '../../test/fetch.ts';
-import { renderRoutes } from '../../test/render.tsx';
+import { renderRoutes, signedIn } from '../../test/render.tsx';
 import { fetchSession } from './auth-context.tsx';
 
 const VERIFY = `${ALLAUTH}/auth/email/verify`;
@@ -68,6 +69,62 @@ describe('Verify email', () => {
     expect(await screen.findByRole('button', { name: 'Account menu for sam@example.com' })).toBeInTheDocument();
     await act(() => vi.advanceTimersByTimeAsync(2_100));
     expect(router.state.location.pathname).toBe('/');
+  });
+
+  it('verifies a signed-in user (signup signs the new user in), then goes home without the reminder', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    let verified = false;
+    const { calls } = mockFetch({
+      // The server answers 200, with the session, to a signed-in browser.
+      [`POST ${VERIFY}`]: () => {
+        verified = true;
+        return SESSION_SIGNED_IN;
+      },
+      [`GET ${ALLAUTH}/auth/session`]: SESSION_SIGNED_IN,
+      'GET /api/users/me/': () => reply(200, { ...USER_ME, email_verified: verified }),
+    });
+    const { router } = renderRoutes(routes, {
+      path: `/auth/verify-email/${KEY}`,
+      loadSession: fetchSession,
+      strict: true,
+    });
+    expect(await screen.findByRole('heading', { name: 'Email Verified!' })).toBeInTheDocument();
+    expect(screen.getByText('Taking you to Daybook...')).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe(`/auth/verify-email/${KEY}`);
+    expect(calls(`POST ${VERIFY}`)).toHaveLength(1);
+    expect(screen.getByRole('button', { name: 'Account menu for sam@example.com' })).toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: 'Email verification' })).not.toBeInTheDocument();
+
+    await act(() => vi.advanceTimersByTimeAsync(2_100));
+    expect(router.state.location.pathname).toBe('/');
+    expect(await screen.findByRole('link', { name: 'Begin Chat' })).toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: 'Email verification' })).not.toBeInTheDocument();
+  });
+
+  it('drops the reminder of a signed-in user as soon as the link worked', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const answer = deferred<Reply>();
+    mockFetch({
+      [`POST ${VERIFY}`]: () => answer.promise,
+      'GET /api/users/me/': (_request, previous) => reply(200, { ...USER_ME, email_verified: previous > 0 }),
+    });
+    const { router } = renderRoutes(routes, { path: '/ana-lima', auth: signedIn });
+    expect(await screen.findByRole('region', { name: 'Email verification' })).toBeInTheDocument();
+    // The user follows the mailed link in this tab.
+    await act(() => router.navigate(`/auth/verify-email/${KEY}`));
+    expect(screen.queryByRole('region', { name: 'Email verification' })).not.toBeInTheDocument();
+    answer.resolve(SESSION_SIGNED_IN);
+    expect(await screen.findByRole('heading', { name: 'Email Verified!' })).toBeInTheDocument();
+    await act(() => vi.advanceTimersByTimeAsync(2_100));
+    expect(router.state.location.pathname).toBe('/');
+    expect(screen.queryByRole('region', { name: 'Email verification' })).not.toBeInTheDocument();
+  });
+
+  it('is reachable when signed in: a link without a key is called invalid, not sent home', async () => {
+    mockFetch({ 'GET /api/users/me/': reply(200, USER_ME) });
+    const { router } = renderRoutes(routes, { path: '/auth/verify-email', auth: signedIn });
+    expect(await screen.findByText('Invalid verification link')).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/auth/verify-email');
   });
 
   it('still verifies when the look-ahead GET fails', async () => {

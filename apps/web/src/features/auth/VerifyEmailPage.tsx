@@ -3,6 +3,7 @@ import { Link, useNavigate, useParams } from 'react-router-dom';
 import { StatusCard } from './AuthCard.tsx';
 import { verifyEmail } from './allauth.ts';
 import { useAuth } from './auth-context.tsx';
+import { useEmailVerification } from './email-verification.tsx';
 
 export const VERIFY_REDIRECT_MS = 2_000;
 export const VERIFICATION_FAILED = 'Email verification failed';
@@ -14,6 +15,7 @@ type State = { status: 'loading' } | { status: 'success'; signedIn: boolean } | 
 export function VerifyEmailPage() {
   const { key } = useParams();
   const { refresh } = useAuth();
+  const { verified } = useEmailVerification();
   const navigate = useNavigate();
   const [state, setState] = useState<State>(() =>
     key ? { status: 'loading' } : { status: 'error', message: INVALID_LINK },
@@ -29,13 +31,16 @@ export function VerifyEmailPage() {
         // 200: verified and signed in. 401: verified, but this browser is not signed in.
         if (res.status === 200) {
           const auth = await refresh();
+          verified();
           setState({ status: 'success', signedIn: auth.status === 'authenticated' });
-        } else if (res.status === 401) setState({ status: 'success', signedIn: false });
-        else if (res.status === 400) setState({ status: 'error', message: VERIFICATION_FAILED });
+        } else if (res.status === 401) {
+          verified();
+          setState({ status: 'success', signedIn: false });
+        } else if (res.status === 400) setState({ status: 'error', message: VERIFICATION_FAILED });
         else setState({ status: 'error', message: VERIFY_UNEXPECTED });
       })
       .catch(() => setState({ status: 'error', message: VERIFY_UNEXPECTED }));
-  }, [key, refresh]);
+  }, [key, refresh, verified]);
 
   useEffect(() => {
     if (state.status !== 'success') return;

@@ -1,7 +1,7 @@
 // One item of the message list: bubbles for human and assistant text, plain system lines,
 // collapsible markdown and research reports.
 import { type TResearchReport, ZResearchReport } from '@daybook/contracts';
-import { useId, useState } from 'react';
+import { type FocusEvent, useId, useLayoutEffect, useRef, useState } from 'react';
 import { Markdown, SafeLink } from '../../components/Markdown.tsx';
 import type { ChatItem } from './chat.state.ts';
 
@@ -32,11 +32,42 @@ export function estimateLines(text: string): number {
 export function CollapsibleMarkdown({ text }: { text: string }) {
   const [expanded, setExpanded] = useState(false);
   const id = useId();
+  const bodyRef = useRef<HTMLDivElement>(null);
+  /** What received focus inside the clipped part, to bring into view once it opens. */
+  const focusedRef = useRef<HTMLElement | null>(null);
   const long = estimateLines(text) > COLLAPSE_LINES;
   const collapsed = long && !expanded;
+
+  // Links and code blocks in the clipped part stay in the tab order: reaching one opens the answer,
+  // so what has focus is always visible.
+  const onFocus = (event: FocusEvent<HTMLDivElement>) => {
+    if (!collapsed) return;
+    focusedRef.current = event.target;
+    setExpanded(true);
+  };
+
+  useLayoutEffect(() => {
+    const body = bodyRef.current;
+    if (!body) return;
+    // The clipped box never keeps a scroll offset (browsers without `overflow: clip` scroll it to show focus).
+    body.scrollTop = 0;
+    const focused = focusedRef.current;
+    focusedRef.current = null;
+    if (expanded && focused) focused.scrollIntoView?.({ block: 'nearest' });
+  }, [expanded]);
+
   return (
     <div className="chat-collapsible">
-      <div id={id} className={collapsed ? 'chat-collapsible-body is-collapsed' : 'chat-collapsible-body'}>
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: it only notices focus moving into its own links; it is not a control */}
+      <div
+        id={id}
+        ref={bodyRef}
+        className={collapsed ? 'chat-collapsible-body is-collapsed' : 'chat-collapsible-body'}
+        onFocus={onFocus}
+        onScroll={(event) => {
+          if (collapsed) event.currentTarget.scrollTop = 0;
+        }}
+      >
         <Markdown text={text} headingOffset={2} />
       </div>
       {long && (

@@ -1,5 +1,5 @@
 import type { TChatMessage } from '@daybook/contracts';
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { describe, expect, it, vi } from 'vitest';
@@ -7,7 +7,13 @@ import { routes } from '../../app/routes.tsx';
 import { mockFetch, reply, USER_ME } from '../../test/fetch.ts';
 import { renderRoutes, signedIn } from '../../test/render.tsx';
 import { fakeTimers, fakeWebSocketClass } from '../../test/socket.ts';
-import { ChatPage, type ChatViewProps, NOTIFICATION_FADE_MS, NOTIFICATION_HOLD_MS } from './ChatView.tsx';
+import {
+  ChatPage,
+  type ChatViewProps,
+  NOTIFICATION_FADE_MS,
+  NOTIFICATION_HOLD_MS,
+  ONBOARDING_REDIRECT_MS,
+} from './ChatView.tsx';
 
 /** A local time today as ISO, so the 12-hour rendering is predictable in any time zone. */
 const at = (hours: number, minutes: number) => new Date(2025, 5, 2, hours, minutes).toISOString();
@@ -52,7 +58,21 @@ function setup({
           />
         ),
       },
+      {
+        path: '/onboarding',
+        element: (
+          <ChatPage
+            channel="onboarding"
+            title="Getting to know you"
+            subtitle="Onboarding"
+            WebSocketImpl={socketClass.WebSocketImpl}
+            timers={timers}
+            {...props}
+          />
+        ),
+      },
       { path: '/resources/daily-message/:id', element: <h1>Daily message page</h1> },
+      { path: '/memories', element: <h1>Memories page</h1> },
     ],
     { initialEntries: [path] },
   );
@@ -71,6 +91,21 @@ function setup({
 }
 
 const typing = () => screen.queryByRole('status', { name: 'Assistant is typing' });
+
+/** Pretends the device's main pointer is a mouse (`fine`) or a finger (`coarse`). */
+function pointer(kind: 'fine' | 'coarse') {
+  vi.stubGlobal(
+    'matchMedia',
+    vi.fn((query: string) => ({ matches: query === `(pointer: ${kind})`, media: query }) as MediaQueryList),
+  );
+}
+
+/** Gives the message list a height of content, as jsdom does no layout. */
+function fakeScrollHeight(list: HTMLElement, height: number) {
+  Object.defineProperty(list, 'scrollHeight', { configurable: true, get: () => height });
+}
+/** The connection state in the chat header. */
+const pill = () => document.querySelector('.chat-status') as HTMLElement;
 
 describe('ChatView', () => {
   it('connects to /ws/chat/ and renders the history with 12-hour times', () => {
@@ -316,27 +351,70 @@ describe('ChatView', () => {
     expect(screen.getByText('7,600 / 8,000')).toBeInTheDocument();
   });
 
-  it('offers Reconnect when disconnected and retries with backoff', async () => {
+  it('offers Reconnect when disconnected and retries with backoff, counting down live', async () => {
     const { connect, sockets, timers, textbox } = setup();
     const socket = connect();
     socket.serverClose(1006);
-    expect(screen.getByText(/You are disconnected\./)).toHaveTextContent('Trying again in 1 s.');
+    const banner = () => screen.getByText(/You are disconnected\./);
+    expect(banner()).toHaveTextContent('Trying again in 1 s.');
+    expect(pill()).toHaveTextContent('Disconnected');
     expect(textbox()).toBeDisabled();
-    expect(timers.delays()).toEqual([1_000]);
-    timers.advance(1_000);
+    timers.advance(999);
+    expect(sockets).toHaveLength(1);
+    timers.advance(1);
     expect(sockets).toHaveLength(2);
+    // The attempt runs: the banner stays, saying so.
+    expect(banner()).toHaveTextContent('Reconnecting...');
+    expect(banner()).not.toHaveTextContent('Trying again');
+    expect(pill()).toHaveTextContent('Reconnecting...');
     sockets[1]?.serverClose(1006);
-    expect(timers.delays()).toEqual([1_500]);
+    // 1.5 s: shown in whole seconds, rounded up, ticking down.
+    expect(banner()).toHaveTextContent('Trying again in 2 s.');
+    timers.advance(500);
+    expect(banner()).toHaveTextContent('Trying again in 1 s.');
     await userEvent.click(screen.getByRole('button', { name: 'Reconnect' }));
     expect(sockets).toHaveLength(3);
-    expect(timers.delays()).toEqual([]);
-    // Only one socket at a time while connecting.
-    expect(screen.queryByRole('button', { name: 'Reconnect' })).not.toBeInTheDocument();
+    // The scheduled retry was dropped, and only one socket connects at a time.
+    timers.advance(5_000);
+    expect(sockets).toHaveLength(3);
+    const reconnect = screen.getByRole('button', { name: 'Reconnect' });
+    expect(reconnect).toHaveAttribute('aria-disabled', 'true');
+    await userEvent.click(reconnect);
+    expect(sockets).toHaveLength(3);
     sockets[2]?.open();
+    expect(screen.queryByText(/You are disconnected\./)).not.toBeInTheDocument();
+    expect(pill()).toHaveTextContent('Connected');
     expect(textbox()).toBeEnabled();
     // Attempts were reset by the open.
     sockets[2]?.serverClose(1011);
-    expect(timers.delays()).toEqual([1_000]);
+    expect(banner()).toHaveTextContent('Trying again in 1 s.');
+    timers.advance(1_000);
+    expect(sockets).toHaveLength(4);
+  });
+
+  it('keeps the disconnected banner through an outage, even when the retries fail with errors', () => {
+    const { connect, sockets, timers } = setup();
+    connect().serverClose(1006);
+    for (const [index, wait] of [
+      [1, 1_000],
+      [2, 1_500],
+      [3, 2_250],
+    ] as const) {
+      timers.advance(wait);
+      expect(sockets).toHaveLength(index + 1);
+      expect(screen.getByText(/You are disconnected\./)).toHaveTextContent('Reconnecting...');
+      // A browser fails a connection attempt with an error, then a close.
+      sockets[index]?.fail();
+      sockets[index]?.serverClose(1006);
+      expect(screen.getByText(/You are disconnected\./)).toHaveTextContent(/Trying again in \d s\./);
+      expect(screen.queryByText(/WebSocket connection error/)).not.toBeInTheDocument();
+      expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+      expect(pill()).toHaveTextContent('Disconnected');
+    }
+    sockets[3]?.fail();
+    timers.advance(3_375);
+    sockets[4]?.open();
+    expect(screen.queryByText(/You are disconnected\./)).not.toBeInTheDocument();
   });
 
   it('does not retry after a normal close', () => {
@@ -347,33 +425,61 @@ describe('ChatView', () => {
     expect(screen.getByRole('button', { name: 'Reconnect' })).toBeInTheDocument();
   });
 
-  it('retries 5 s after an unauthenticated close (1008) and 15 s after 1013', () => {
+  it('retries 5 s after an unauthenticated close (1008) and 15 s after 1013, counting down each second', () => {
     const { latest, sockets, timers } = setup();
     latest().serverClose(1008);
-    expect(timers.delays()).toEqual([5_000]);
-    expect(screen.getByText(/You are disconnected\./)).toHaveTextContent('Trying again in 5 s.');
-    timers.advance(4_999);
+    const banner = () => screen.getByText(/You are disconnected\./);
+    expect(banner()).toHaveTextContent('Your session may have expired. Trying again in 5 s.');
+    for (const left of [4, 3, 2, 1]) {
+      timers.advance(1_000);
+      expect(banner()).toHaveTextContent(`Trying again in ${left} s.`);
+    }
+    timers.advance(999);
     expect(sockets).toHaveLength(1);
     timers.advance(1);
     expect(sockets).toHaveLength(2);
     sockets[1]?.serverClose(1013);
-    expect(timers.delays()).toEqual([15_000]);
+    expect(banner()).toHaveTextContent('The assistant is busy right now. Trying again in 15 s.');
+    timers.advance(14_999);
+    expect(sockets).toHaveLength(2);
+    timers.advance(1);
+    expect(sockets).toHaveLength(3);
   });
 
-  it('shows WebSocket connection error with Retry', async () => {
-    const { latest, sockets } = setup();
+  it('gives screen readers one steady sentence instead of the ticking countdown', () => {
+    const { connect } = setup();
+    connect().serverClose(1008);
+    const banner = screen.getByRole('status');
+    expect(within(banner).getByText('Trying again in 5 s.')).toHaveAttribute('aria-hidden', 'true');
+    expect(within(banner).getByText('Trying again shortly.')).toHaveClass('visually-hidden');
+  });
+
+  it('shows WebSocket connection error with Retry, and keeps it through the retries', async () => {
+    const { latest, sockets, timers } = setup();
     latest().fail();
     latest().serverClose(1006);
-    const alert = screen.getByRole('alert');
-    expect(alert).toHaveTextContent('WebSocket connection error');
-    await userEvent.click(within(alert).getByRole('button', { name: 'Retry' }));
+    const alert = () => screen.getByRole('alert');
+    expect(alert()).toHaveTextContent('WebSocket connection error Trying again in 1 s.');
+    expect(pill()).toHaveTextContent('Connection problem');
+    timers.advance(1_000);
     expect(sockets).toHaveLength(2);
+    expect(alert()).toHaveTextContent('WebSocket connection error Reconnecting...');
+    // This attempt closes without an error event: still the same outage, still the error banner.
+    sockets[1]?.serverClose(1006);
+    expect(alert()).toHaveTextContent('WebSocket connection error Trying again in 2 s.');
+    expect(screen.queryByText(/You are disconnected/)).not.toBeInTheDocument();
+    await userEvent.click(within(alert()).getByRole('button', { name: 'Retry' }));
+    expect(sockets).toHaveLength(3);
+    sockets[2]?.open();
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
   });
 
   it('shows Connection error when the socket cannot be created', () => {
     const timers = fakeTimers();
+    let attempts = 0;
     class Broken {
       constructor() {
+        attempts++;
         throw new Error('blocked');
       }
     }
@@ -398,8 +504,10 @@ describe('ChatView', () => {
         )}
       />,
     );
-    expect(screen.getByRole('alert')).toHaveTextContent('Connection error');
-    expect(timers.delays()).toEqual([1_000]);
+    expect(screen.getByRole('alert')).toHaveTextContent('Connection error Trying again in 1 s.');
+    timers.advance(1_000);
+    expect(attempts).toBe(2);
+    expect(screen.getByRole('alert')).toHaveTextContent('Connection error Trying again in 2 s.');
   });
 
   it('loads older messages from the API and keeps the newer ones', async () => {
@@ -436,6 +544,175 @@ describe('ChatView', () => {
     sockets[1]?.receive(history([message({ message_id: 1, raw_text: 'Earlier' })]));
     expect(log().getByRole('article', { name: 'You said' })).toHaveTextContent('sending...');
     expect(log().getAllByRole('article')).toHaveLength(2);
+  });
+
+  it('drops a reply that was streaming when the connection dropped, once the new history arrives', () => {
+    const { connect, sockets, timers, log } = setup();
+    const socket = connect([message({ message_id: 1, author_type: 'human', message_type: 'message', raw_text: 'Q' })]);
+    socket.receive({ message_type: 'stream', author_type: 'assistant', stream_id: 's1', raw_text: 'Half an ans' });
+    socket.serverClose(1006);
+    timers.advance(1_000);
+    sockets[1]?.open();
+    sockets[1]?.receive(
+      history([
+        message({ message_id: 1, author_type: 'human', message_type: 'message', raw_text: 'Q' }),
+        message({ message_id: 2, raw_text: 'Half an answer, stored in full.' }),
+      ]),
+    );
+    const replies = log().getAllByRole('article', { name: 'Assistant said' });
+    expect(replies.map((r) => r.textContent)).toEqual(['Half an answer, stored in full.9:30 AM']);
+    expect(log().getByText('Half an answer, stored in full.').closest('.chat-bubble')).not.toHaveClass('is-streaming');
+  });
+
+  it('opens a collapsed answer when focus moves into it, and Collapse still works', async () => {
+    const { connect, log } = setup();
+    const long = [...Array.from({ length: 14 }, (_, i) => `Line ${i + 1}`), 'See [the source](https://example.com/s).'];
+    connect([message({ raw_text: long.join('\n') })]);
+    const answer = log().getByRole('article', { name: 'Assistant said' });
+    const body = answer.querySelector('.chat-collapsible-body') as HTMLElement;
+    expect(body).toHaveClass('is-collapsed');
+    // Focus reaches the hidden link (Tab): the answer opens instead of scrolling inside its clipped box.
+    body.scrollTop = 40;
+    act(() => within(answer).getByRole('link', { name: 'the source' }).focus());
+    expect(body).not.toHaveClass('is-collapsed');
+    expect(body.scrollTop).toBe(0);
+    const collapse = within(answer).getByRole('button', { name: 'Collapse' });
+    expect(collapse).toHaveAttribute('aria-expanded', 'true');
+    await userEvent.click(collapse);
+    expect(body).toHaveClass('is-collapsed');
+    expect(within(answer).getByRole('button', { name: 'Read more...' })).toHaveFocus();
+    // A collapsed box that gets scrolled anyway goes straight back to the top.
+    body.scrollTop = 25;
+    act(() => {
+      body.dispatchEvent(new Event('scroll'));
+    });
+    expect(body.scrollTop).toBe(0);
+  });
+
+  it('focuses the message box once connected when nothing else has focus (mouse devices)', async () => {
+    pointer('fine');
+    const { connect, textbox, sockets, timers } = setup();
+    expect(textbox()).not.toHaveFocus();
+    const socket = connect();
+    expect(textbox()).toHaveFocus();
+    // Only the first time: a reconnect does not pull focus back.
+    act(() => textbox().blur());
+    socket.serverClose(1006);
+    timers.advance(1_000);
+    sockets[1]?.open();
+    expect(textbox()).not.toHaveFocus();
+  });
+
+  it('does not focus the message box on phones, or when the user is already somewhere', () => {
+    pointer('coarse');
+    const phone = setup();
+    phone.connect();
+    expect(phone.textbox()).not.toHaveFocus();
+    expect(document.activeElement).toBe(document.body);
+  });
+
+  it('leaves focus where the user put it before the chat connected', async () => {
+    pointer('fine');
+    const { connect, textbox } = setup();
+    const older = screen.getByRole('link', { name: 'Skip to message box' });
+    act(() => older.focus());
+    connect();
+    expect(older).toHaveFocus();
+    expect(textbox()).not.toHaveFocus();
+  });
+
+  it('has a "Skip to message box" link first, which focuses the message box', async () => {
+    const { connect, textbox } = setup();
+    connect([message({ raw_text: 'Hello' })]);
+    await userEvent.tab();
+    const skip = screen.getByRole('link', { name: 'Skip to message box' });
+    expect(skip).toHaveFocus();
+    expect(skip).toHaveClass('skip-link');
+    await userEvent.click(skip);
+    expect(textbox()).toHaveFocus();
+  });
+
+  it('keeps the newest message in view while the notification stack takes room from the list', () => {
+    const { connect, timers } = setup();
+    const socket = connect([message({ raw_text: 'Noted, Lisbon it is.' })]);
+    const list = screen.getByRole('log', { name: 'Messages' });
+    fakeScrollHeight(list, 1_200);
+    list.scrollTop = 1_200;
+    // The stack appears under the list, which gets shorter: it scrolls on to the end again.
+    list.scrollTop = 1_150;
+    socket.receive({
+      author_type: 'system',
+      message_type: 'task_notification_final',
+      raw_text: 'Remembered: lives in Lisbon',
+      message_id: null,
+      timestamp: at(9, 0),
+    });
+    expect(screen.getByRole('list', { name: 'Assistant activity' })).toBeInTheDocument();
+    expect(list.scrollTop).toBe(1_200);
+    fakeScrollHeight(list, 1_250);
+    timers.advance(NOTIFICATION_HOLD_MS + NOTIFICATION_FADE_MS);
+    expect(screen.queryByRole('list', { name: 'Assistant activity' })).not.toBeInTheDocument();
+    expect(list.scrollTop).toBe(1_250);
+  });
+
+  it('greets an empty chat and points to the Memories page', async () => {
+    const { connect, router } = setup();
+    connect();
+    expect(screen.getByText('Your chat with Daybook')).toBeInTheDocument();
+    expect(screen.queryByText('No messages yet.')).not.toBeInTheDocument();
+    expect(
+      screen.getByText(/Ask anything, or tell me about your day\. I'll remember what matters; you can review it/),
+    ).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('link', { name: 'Memories page' }));
+    expect(router.state.location.pathname).toBe('/memories');
+  });
+
+  it('ends onboarding with a notice, then goes to the chat after 2.5 s', async () => {
+    pointer('fine');
+    const { connect, router, timers, log, textbox } = setup({ path: '/onboarding' });
+    const socket = connect([message({ raw_text: 'Where do you live?' })]);
+    expect(socket.url).toMatch(/\/ws\/onboarding\/$/);
+    expect(textbox()).toHaveFocus();
+    socket.receive(message({ raw_text: 'Thank you! You are all set.' }));
+    socket.receive({
+      author_type: 'system',
+      message_type: 'redirect',
+      raw_text: 'Onboarding complete',
+      message_id: null,
+      timestamp: at(9, 31),
+      url: '/chat',
+    });
+    expect(screen.getByText("You're all set! Taking you to your chat...")).toHaveAttribute('role', 'status');
+    // The closing message stays readable; the message box made way for the notice.
+    expect(log().getByText('Thank you! You are all set.')).toBeInTheDocument();
+    expect(screen.queryByRole('textbox', { name: 'Message' })).not.toBeInTheDocument();
+    const goNow = screen.getByRole('button', { name: 'Go to chat now' });
+    expect(goNow).toHaveAccessibleDescription("You're all set! Taking you to your chat...");
+    // Focus was in the message box, which is gone: it moves to the button.
+    expect(goNow).toHaveFocus();
+    timers.advance(ONBOARDING_REDIRECT_MS - 1);
+    expect(router.state.location.pathname).toBe('/onboarding');
+    timers.advance(1);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/chat'));
+    expect(screen.getByRole('heading', { level: 1, name: 'Chat' })).toBeInTheDocument();
+  });
+
+  it('goes to the chat at once from "Go to chat now", and only once', async () => {
+    const { connect, router, timers } = setup({ path: '/onboarding' });
+    connect().receive({
+      author_type: 'system',
+      message_type: 'redirect',
+      raw_text: 'Onboarding complete',
+      message_id: null,
+      timestamp: at(9, 31),
+      url: '/chat',
+    });
+    await userEvent.click(screen.getByRole('button', { name: 'Go to chat now' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/chat'));
+    const arrival = router.state.location.key;
+    timers.advance(ONBOARDING_REDIRECT_MS);
+    // The pending timer went with the onboarding screen: no second navigation.
+    expect(router.state.location.key).toBe(arrival);
   });
 
   it('shows Something went wrong with Try again when the chat crashes', async () => {
@@ -478,15 +755,19 @@ describe('the chat routes', () => {
     const { WebSocketImpl, sockets } = fakeWebSocketClass();
     vi.stubGlobal('WebSocket', WebSocketImpl);
     const chat = renderRoutes(routes, { path: '/chat', auth: signedIn });
-    expect(await screen.findByRole('heading', { level: 1, name: 'Chat' })).toBeInTheDocument();
-    expect(sockets[0]?.url).toMatch(/^ws:\/\/[^/]+\/ws\/chat\/$/);
+    // The chat screens load on demand: on a busy machine the first import takes a while.
+    expect(await screen.findByRole('heading', { level: 1, name: 'Chat' }, { timeout: 10_000 })).toBeInTheDocument();
+    // The socket opens once the screen has mounted.
+    await waitFor(() => expect(sockets[0]?.url).toMatch(/^ws:\/\/[^/]+\/ws\/chat\/$/));
     chat.unmount();
     expect(sockets[0]?.closedWith).toBe(1000);
 
     renderRoutes(routes, { path: '/onboarding', auth: signedIn });
-    expect(await screen.findByRole('heading', { level: 1, name: 'Getting to know you' })).toBeInTheDocument();
-    expect(sockets[1]?.url).toMatch(/\/ws\/onboarding\/$/);
-    sockets[1]?.open();
-    expect(screen.getByRole('textbox', { name: 'Message' })).toBeEnabled();
+    expect(
+      await screen.findByRole('heading', { level: 1, name: 'Getting to know you' }, { timeout: 10_000 }),
+    ).toBeInTheDocument();
+    await waitFor(() => expect(sockets[1]?.url).toMatch(/\/ws\/onboarding\/$/));
+    act(() => sockets[1]?.open());
+    await waitFor(() => expect(screen.getByRole('textbox', { name: 'Message' })).toBeEnabled());
   });
 });

@@ -3,6 +3,7 @@
 import { CHAT_TEXT_MAX, CLOSE_CODES, type TServerEvent } from '@daybook/contracts';
 import {
   type KeyboardEvent,
+  type MouseEvent,
   useCallback,
   useEffect,
   useId,
@@ -12,8 +13,9 @@ import {
   useRef,
   useState,
 } from 'react';
-import { useNavigate, useSearchParams } from 'react-router-dom';
+import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { Banner } from '../../components/Banner.tsx';
+import { BrandMark } from '../../components/BrandMark.tsx';
 import { ErrorBoundary } from '../../components/ErrorBoundary.tsx';
 import { Loading } from '../../components/Loading.tsx';
 import { safeHref } from '../../components/Markdown.tsx';
@@ -21,7 +23,7 @@ import { type ChatChannel, fetchOlderMessages } from './api.ts';
 import { ChatMessage } from './ChatMessage.tsx';
 import { chatReducer, initialChatState, oldestId } from './chat.state.ts';
 import { socketUrl } from './reconnect.ts';
-import { browserTimers, type SocketConstructor, type Timers, useChatSocket } from './useChatSocket.ts';
+import { browserTimers, SOCKET_ERROR, type SocketConstructor, type Timers, useChatSocket } from './useChatSocket.ts';
 
 export const BAD_FRAME = 'Error processing message from server';
 export const SEND_FAILED = 'Failed to send message';
@@ -32,6 +34,9 @@ export const MAX_NOTIFICATIONS = 2;
 /** A final notification stays this long, then fades out for NOTIFICATION_FADE_MS, then the stack clears. */
 export const NOTIFICATION_HOLD_MS = 2_500;
 export const NOTIFICATION_FADE_MS = 500;
+/** After onboarding's closing message, the chat waits this long before going on, so it can be read. */
+export const ONBOARDING_REDIRECT_MS = 2_500;
+export const ONBOARDING_DONE = "You're all set! Taking you to your chat...";
 /** The character counter shows from here on. */
 const COUNTER_FROM = CHAT_TEXT_MAX - 1_000;
 /** Within this distance of the end the list counts as scrolled to the bottom. */
@@ -54,10 +59,35 @@ export interface ChatViewProps {
   timers?: Timers;
 }
 
-const seconds = (ms: number) => {
-  const s = ms / 1000;
-  return Number.isInteger(s) ? `${s}` : s.toFixed(1);
-};
+/** Whole seconds left until `at` on `timers` (rounded up, at least 1), re-rendering each second; null without `at`. */
+export function useCountdown(at: number | null, timers: Timers): number | null {
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    if (at === null) return;
+    let handle: unknown = null;
+    const schedule = () => {
+      const left = at - timers.now();
+      if (left <= 0) return;
+      // Wake up when the shown number changes: at the next whole second before `at`.
+      handle = timers.setTimeout(
+        () => {
+          handle = null;
+          setTick((tick) => tick + 1);
+          schedule();
+        },
+        left % 1000 || 1000,
+      );
+    };
+    schedule();
+    return () => {
+      if (handle !== null) timers.clearTimeout(handle);
+    };
+  }, [at, timers]);
+  return at === null ? null : Math.max(1, Math.ceil((at - timers.now()) / 1000));
+}
+
+/** True for a device whose main pointer is precise (mouse, trackpad): focusing a field there opens no keyboard. */
+const hasFinePointer = () => typeof window.matchMedia === 'function' && window.matchMedia('(pointer: fine)').matches;
 
 function closeHint(code: number | null) {
   if (code === CLOSE_CODES.policyViolation) return 'Your session may have expired.';
@@ -82,6 +112,8 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
   const [draft, setDraft] = useState('');
   const [loadingOlder, setLoadingOlder] = useState(false);
   const [showJump, setShowJump] = useState(false);
+  /** Where onboarding sends the user once its closing message has been read; null before that. */
+  const [finishTarget, setFinishTarget] = useState<string | null>(null);
 
   const timerHandles = useRef(new Set<unknown>());
   const later = useCallback(
@@ -119,6 +151,23 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
     [later],
   );
 
+  const go = useCallback(
+    (target: string) => {
+      if (target.startsWith('/') && !target.startsWith('//')) navigate(target);
+      else if (/^https?:/i.test(target) && safeHref(target)) window.location.assign(target);
+    },
+    [navigate],
+  );
+  // Onboarding ends with a notice and leaves after a pause (or at once from its button), only once.
+  const finishing = useRef<string | null>(null);
+  const leftOnboarding = useRef(false);
+  const finishOnboarding = useCallback(() => {
+    const target = finishing.current;
+    if (target === null || leftOnboarding.current) return;
+    leftOnboarding.current = true;
+    go(target);
+  }, [go]);
+
   const followRef = useRef(true);
   const onEvent = (event: TServerEvent) => {
     switch (event.message_type) {
@@ -140,8 +189,16 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
       case 'redirect': {
         dispatch({ type: 'message', message: event });
         const target = event.url ?? '';
-        if (target.startsWith('/') && !target.startsWith('//')) navigate(target);
-        else if (/^https?:/i.test(target) && safeHref(target)) window.location.assign(target);
+        if (channel !== 'onboarding') {
+          go(target);
+          return;
+        }
+        // The end of onboarding: leave the closing message on screen for a moment.
+        if (finishing.current !== null) return;
+        finishing.current = target;
+        setFinishTarget(target);
+        setAwaitingReply(false);
+        later(finishOnboarding, ONBOARDING_REDIRECT_MS);
         return;
       }
       default:
@@ -159,6 +216,10 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
     timers,
   });
   const connected = socket.status === 'connected';
+  /** Set from the first failure after a working connection (or the first attempt) until a socket opens again. */
+  const outage = connected ? null : socket.outage;
+  const reconnecting = outage !== null && socket.status === 'connecting';
+  const retryIn = useCountdown(socket.retryAt, timers);
 
   // A reply that was on its way when the connection dropped will not arrive on this socket.
   useEffect(() => {
@@ -178,7 +239,9 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
     setShowJump(false);
   }, []);
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs whenever the list or the typing indicator changes
+  // Follows the end of the list as it grows, and as the notification stack, the banners or the end-of-onboarding
+  // notice take room from it (they sit beside the list, never over it), so the newest message stays in view.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs whenever the list, the typing indicator or the space around the list changes
   useLayoutEffect(() => {
     const list = listRef.current;
     if (!list) return;
@@ -194,7 +257,21 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
     lastKeyRef.current = newest;
     if (followRef.current) list.scrollTop = list.scrollHeight;
     else if (isNew && newest !== undefined) setShowJump(true);
-  }, [state.items, awaitingReply]);
+  }, [state.items, awaitingReply, notifications.length > 0, outage, notice, finishTarget]);
+
+  // Any other change of the list's height (window, phone keyboard, the layout's reminder) keeps the end in view too.
+  useEffect(() => {
+    const list = listRef.current;
+    if (!list || typeof ResizeObserver === 'undefined') return;
+    let height = list.clientHeight;
+    const observer = new ResizeObserver(() => {
+      if (list.clientHeight === height) return;
+      height = list.clientHeight;
+      if (followRef.current) list.scrollTop = list.scrollHeight;
+    });
+    observer.observe(list);
+    return () => observer.disconnect();
+  }, []);
 
   const loadOlder = useCallback(async () => {
     const before = oldestId(stateRef.current);
@@ -232,13 +309,40 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
     element.scrollIntoView?.({ block: 'center' });
   }, [highlightId]);
 
+  // ---- the composer and keyboard use ----
+  const textareaRef = useRef<HTMLTextAreaElement>(null);
+  const finishButtonRef = useRef<HTMLButtonElement>(null);
+  const finishTextId = useId();
+  // Once connected, keyboard users start in the message box, unless they are already somewhere else.
+  // Phones (no fine pointer) are left alone: focusing would pop up the keyboard over the history.
+  const autoFocused = useRef(false);
+  useEffect(() => {
+    if (!connected || autoFocused.current) return;
+    autoFocused.current = true;
+    const active = document.activeElement;
+    if (active && active !== document.body) return;
+    if (hasFinePointer()) textareaRef.current?.focus({ preventScroll: true });
+  }, [connected]);
+
+  // The message box makes way for the end-of-onboarding notice; focus that was in it goes to its button.
+  useEffect(() => {
+    if (finishTarget === null) return;
+    const active = document.activeElement;
+    if (!active || active === document.body) finishButtonRef.current?.focus({ preventScroll: true });
+  }, [finishTarget]);
+
+  const skipToComposer = (event: MouseEvent<HTMLAnchorElement>) => {
+    event.preventDefault();
+    (textareaRef.current ?? finishButtonRef.current)?.focus();
+  };
+
   // ---- sending ----
   const textareaId = useId();
   const counterId = useId();
   const localKeys = useRef(0);
   const submit = () => {
     const text = draft.trim();
-    if (!text || !connected) return;
+    if (!text || !connected || finishTarget !== null) return;
     if (text.length > CHAT_TEXT_MAX) {
       setNotice(TOO_LONG);
       return;
@@ -268,54 +372,69 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
     submit();
   };
 
-  const retryText = socket.retryInMs === null ? '' : `Trying again in ${seconds(socket.retryInMs)} s.`;
+  // The header pill follows the banner: an outage keeps its kind, and a retry in progress is "Reconnecting...".
+  const statusKind = reconnecting ? 'connecting' : (outage ?? socket.status);
+  const statusText = reconnecting
+    ? 'Reconnecting...'
+    : {
+        connecting: 'Connecting...',
+        connected: 'Connected',
+        disconnected: 'Disconnected',
+        error: 'Connection problem',
+      }[statusKind];
+  // The countdown changes every second: it is shown, but screen readers hear one steady sentence.
+  const retryText = reconnecting ? (
+    'Reconnecting...'
+  ) : retryIn === null ? null : (
+    <>
+      <span aria-hidden="true">Trying again in {retryIn} s.</span>
+      <span className="visually-hidden">Trying again shortly.</span>
+    </>
+  );
+  const reconnectButton = (label: string) => (
+    <button
+      type="button"
+      className="btn btn-secondary btn-sm"
+      // Not `disabled` while an attempt runs, so focus stays on it; a click then does nothing.
+      aria-disabled={reconnecting || undefined}
+      onClick={() => {
+        if (!reconnecting) socket.reconnect();
+      }}
+    >
+      {label}
+    </button>
+  );
   const showCounter = draft.length >= COUNTER_FROM;
   const hasStreaming = state.items.some((item) => item.streaming);
 
   return (
     <div className="chat-page">
+      <a className="skip-link chat-skip-link" href={`#${textareaId}`} onClick={skipToComposer}>
+        Skip to message box
+      </a>
       <header className="chat-header">
         <div className="chat-header-inner">
           <div>
             <h1 className="chat-title">{title}</h1>
             <p className="chat-subtitle">{subtitle}</p>
           </div>
-          <span className={`chat-status chat-status-${socket.status}`}>
+          <span className={`chat-status chat-status-${statusKind}`}>
             <span className="chat-status-dot" aria-hidden="true" />
-            {
-              {
-                connecting: 'Connecting...',
-                connected: 'Connected',
-                disconnected: 'Disconnected',
-                error: 'Connection problem',
-              }[socket.status]
-            }
+            {statusText}
           </span>
         </div>
       </header>
 
       <div className="chat-banners">
-        {socket.status === 'disconnected' && (
-          <Banner
-            variant="info"
-            action={
-              <button type="button" className="btn btn-secondary btn-sm" onClick={socket.reconnect}>
-                Reconnect
-              </button>
-            }
-          >
+        {/* One banner per outage, of the kind it began as, through every retry until a socket opens. */}
+        {outage === 'disconnected' && (
+          <Banner variant="info" action={reconnectButton('Reconnect')}>
             You are disconnected. {closeHint(socket.closeCode)} {retryText}
           </Banner>
         )}
-        {socket.status === 'error' && (
-          <Banner
-            action={
-              <button type="button" className="btn btn-secondary btn-sm" onClick={socket.reconnect}>
-                Retry
-              </button>
-            }
-          >
-            {socket.error} {retryText}
+        {outage === 'error' && (
+          <Banner action={reconnectButton('Retry')}>
+            {socket.error ?? SOCKET_ERROR} {retryText}
           </Banner>
         )}
         {notice && <Banner onDismiss={() => setNotice(null)}>{notice}</Banner>}
@@ -344,18 +463,25 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
               </div>
             )}
             {!state.loaded && socket.status === 'connecting' && <Loading label="Loading messages..." />}
-            {state.loaded && state.items.length === 0 && (
-              <div className="chat-empty">
-                <p className="chat-empty-title">
-                  {channel === 'onboarding' ? 'Say hello to get started.' : 'No messages yet.'}
-                </p>
-                <p>
-                  {channel === 'onboarding'
-                    ? 'Tell your assistant a little about yourself: what you do, what you enjoy, what you want help with.'
-                    : 'Ask anything, or tell your assistant something worth remembering.'}
-                </p>
-              </div>
-            )}
+            {state.loaded &&
+              state.items.length === 0 &&
+              (channel === 'onboarding' ? (
+                <div className="chat-empty">
+                  <p className="chat-empty-title">Say hello to get started.</p>
+                  <p>
+                    Tell your assistant a little about yourself: what you do, what you enjoy, what you want help with.
+                  </p>
+                </div>
+              ) : (
+                <div className="chat-empty">
+                  <BrandMark />
+                  <p className="chat-empty-title">Your chat with Daybook</p>
+                  <p>
+                    Ask anything, or tell me about your day. I'll remember what matters; you can review it on your{' '}
+                    <Link to="/memories">Memories page</Link>.
+                  </p>
+                </div>
+              ))}
             {state.items.map((item) => (
               <ChatMessage
                 key={item.key}
@@ -392,39 +518,63 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
         )}
       </div>
 
-      <form
-        className="chat-composer"
-        onSubmit={(event) => {
-          event.preventDefault();
-          submit();
-        }}
-      >
-        <div className="chat-composer-inner">
-          <label htmlFor={textareaId} className="visually-hidden">
-            Message
-          </label>
-          <textarea
-            id={textareaId}
-            className="chat-input"
-            rows={3}
-            placeholder="Type your message..."
-            value={draft}
-            maxLength={CHAT_TEXT_MAX}
-            disabled={!connected}
-            aria-describedby={showCounter ? counterId : undefined}
-            onChange={(event) => setDraft(event.target.value)}
-            onKeyDown={onKeyDown}
-          />
-          <button type="submit" className="btn btn-primary chat-send" disabled={!connected}>
-            Send
-          </button>
+      {finishTarget === null ? (
+        <form
+          className="chat-composer"
+          onSubmit={(event) => {
+            event.preventDefault();
+            submit();
+          }}
+        >
+          <div className="chat-composer-inner">
+            <label htmlFor={textareaId} className="visually-hidden">
+              Message
+            </label>
+            <textarea
+              ref={textareaRef}
+              id={textareaId}
+              className="chat-input"
+              rows={3}
+              placeholder="Type your message..."
+              value={draft}
+              maxLength={CHAT_TEXT_MAX}
+              disabled={!connected}
+              aria-describedby={showCounter ? counterId : undefined}
+              onChange={(event) => setDraft(event.target.value)}
+              onKeyDown={onKeyDown}
+            />
+            <button type="submit" className="btn btn-primary chat-send" disabled={!connected}>
+              Send
+            </button>
+          </div>
+          {showCounter && (
+            <p id={counterId} className={`chat-counter${draft.length >= CHAT_TEXT_MAX ? ' is-full' : ''}`}>
+              {draft.length.toLocaleString('en-US')} / {CHAT_TEXT_MAX.toLocaleString('en-US')}
+            </p>
+          )}
+        </form>
+      ) : (
+        <div className="chat-composer chat-finish">
+          <div className="chat-composer-inner chat-finish-inner">
+            <p id={finishTextId} className="chat-finish-text" role="status">
+              <svg className="chat-finish-icon" viewBox="0 0 20 20" aria-hidden="true" focusable="false">
+                <circle cx="10" cy="10" r="10" fill="currentColor" />
+                <path d="m5.8 10.4 2.8 2.8 5.6-6" fill="none" stroke="#fff" strokeWidth="2" strokeLinecap="round" />
+              </svg>
+              {ONBOARDING_DONE}
+            </p>
+            <button
+              ref={finishButtonRef}
+              type="button"
+              className="btn btn-primary"
+              aria-describedby={finishTextId}
+              onClick={finishOnboarding}
+            >
+              Go to chat now
+            </button>
+          </div>
         </div>
-        {showCounter && (
-          <p id={counterId} className={`chat-counter${draft.length >= CHAT_TEXT_MAX ? ' is-full' : ''}`}>
-            {draft.length.toLocaleString('en-US')} / {CHAT_TEXT_MAX.toLocaleString('en-US')}
-          </p>
-        )}
-      </form>
+      )}
     </div>
   );
 }

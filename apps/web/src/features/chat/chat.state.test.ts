@@ -73,4 +73,75 @@ describe('chatReducer', () => {
     expect(texts(state)).toEqual(['message 1', 'complete']);
     expect(state.items.some((i) => i.streaming)).toBe(false);
   });
+
+  it('drops a reply that was streaming when the connection dropped; the stored reply has no stream_id', () => {
+    const state = run(
+      { type: 'history', messages: [msg(1)], hasMore: false },
+      { type: 'send', key: 'local-1', text: 'Tell me more' },
+      {
+        type: 'message',
+        message: msg(2, { author_type: 'human', message_type: 'message', raw_text: 'Tell me more' }),
+      },
+      { type: 'stream', streamId: 's', delta: 'Half an ans' },
+      // Reconnected: the new history holds the full stored reply, without its stream id.
+      {
+        type: 'history',
+        messages: [
+          msg(1),
+          msg(2, { author_type: 'human', message_type: 'message', raw_text: 'Tell me more' }),
+          msg(3, { raw_text: 'Half an answer, now complete.' }),
+        ],
+        hasMore: false,
+      },
+    );
+    expect(texts(state)).toEqual(['message 1', 'Tell me more', 'Half an answer, now complete.']);
+    expect(state.items.some((i) => i.streaming)).toBe(false);
+  });
+
+  it('drops the orphan bubble even before its reply is stored; the final message then arrives as new', () => {
+    let state = run(
+      { type: 'history', messages: [msg(1)], hasMore: false },
+      { type: 'send', key: 'local-1', text: 'Still sending' },
+      { type: 'stream', streamId: 's', delta: 'Half' },
+      { type: 'history', messages: [msg(1)], hasMore: false },
+    );
+    // The unsent message stays; the streaming bubble of the dead connection does not.
+    expect(state.items.map((i) => [i.raw_text, i.streaming ?? false])).toEqual([
+      ['message 1', false],
+      ['Still sending', false],
+    ]);
+    state = chatReducer(state, { type: 'message', message: msg(2, { raw_text: 'The whole reply', stream_id: 's' }) });
+    expect(texts(state)).toEqual(['message 1', 'The whole reply', 'Still sending']);
+    expect(state.items.filter((i) => i.raw_text === 'The whole reply')).toHaveLength(1);
+  });
+
+  it('starts a fresh bubble for a stream that begins after the reconnect', () => {
+    const state = run(
+      { type: 'history', messages: [msg(1)], hasMore: false },
+      { type: 'stream', streamId: 'old', delta: 'Cut o' },
+      { type: 'history', messages: [msg(1), msg(2, { raw_text: 'Cut off reply, stored' })], hasMore: false },
+      { type: 'stream', streamId: 'new', delta: 'Fresh ' },
+      { type: 'stream', streamId: 'new', delta: 'start' },
+    );
+    expect(texts(state)).toEqual(['message 1', 'Cut off reply, stored', 'Fresh start']);
+    expect(state.items.filter((i) => i.streaming).map((i) => i.stream_id)).toEqual(['new']);
+  });
+
+  it('puts the unavailable notice in place of a half-streamed answer', () => {
+    const state = run(
+      { type: 'history', messages: [msg(1)], hasMore: false },
+      { type: 'stream', streamId: 's', delta: 'Let me th' },
+      {
+        type: 'message',
+        message: msg(2, {
+          author_type: 'system',
+          message_type: 'system_message',
+          raw_text: 'Unavailable',
+          stream_id: 's',
+        }),
+      },
+    );
+    expect(texts(state)).toEqual(['message 1', 'Unavailable']);
+    expect(state.items.some((i) => i.streaming)).toBe(false);
+  });
 });

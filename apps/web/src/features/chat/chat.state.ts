@@ -12,7 +12,7 @@ export interface ChatItem {
   timestamp: string | null;
   url?: string;
   stream_id?: string;
-  /** A reply still being streamed. */
+  /** A reply still being streamed (on the current connection; a new history drops it). */
   streaming?: boolean;
 }
 
@@ -78,7 +78,9 @@ function applyHistory(state: ChatState, messages: TChatMessage[], hasMore: boole
         continue;
       }
     }
-    if (item.streaming && incoming.some((i) => i.stream_id === item.stream_id)) continue;
+    // A history comes with a new connection: a reply that was streaming on the old one will never
+    // finish there. Its final message is in this history, or arrives later as a new message.
+    if (item.streaming) continue;
     local.push(item);
   }
   const keptOlder = overlaps && [...current.keys()].some((id) => (id as number) < oldestIncoming);

@@ -5,6 +5,11 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { retryDelay } from './reconnect.ts';
 
 export type ConnectionStatus = 'connecting' | 'connected' | 'disconnected' | 'error';
+/**
+ * How the current outage began: a drop (`disconnected`) or a failure (`error`). It stays the same
+ * through every retry until a socket opens again, so the screen does not flip between the two.
+ */
+export type OutageKind = 'disconnected' | 'error';
 
 export const SOCKET_ERROR = 'WebSocket connection error';
 export const CONNECT_FAILED = 'Connection error';
@@ -49,12 +54,16 @@ export interface ChatSocketOptions {
 
 export interface ChatSocket {
   status: ConnectionStatus;
-  /** Why the connection failed (spec error texts), when status is error. */
+  /** Why the connection last failed (spec error texts); kept through the retries of an outage. */
   error: string | null;
   /** Code of the last close, null while none. */
   closeCode: number | null;
   /** Delay of the scheduled retry, null when none is scheduled. */
   retryInMs: number | null;
+  /** When the scheduled retry fires (`timers.now()` clock), null when none is scheduled. */
+  retryAt: number | null;
+  /** The kind of the outage in progress (also while a retry is connecting), null once connected. */
+  outage: OutageKind | null;
   /** False when the socket is not open or refused the frame. */
   send(message: TClientMessage): boolean;
   /** Connects now (dropping a scheduled retry) unless a socket is open or connecting. */
@@ -66,6 +75,8 @@ export function useChatSocket({ url, onEvent, onBadFrame, WebSocketImpl, timers 
   const [error, setError] = useState<string | null>(null);
   const [closeCode, setCloseCode] = useState<number | null>(null);
   const [retryInMs, setRetryInMs] = useState<number | null>(null);
+  const [retryAt, setRetryAt] = useState<number | null>(null);
+  const [outage, setOutage] = useState<OutageKind | null>(null);
   const socketRef = useRef<SocketLike | null>(null);
   const connectRef = useRef<() => void>(() => {});
   const handlers = useRef({ onEvent, onBadFrame });
@@ -87,6 +98,7 @@ export function useChatSocket({ url, onEvent, onBadFrame, WebSocketImpl, timers 
       cancelRetry();
       const delay = retryDelay({ code, attempts, attemptTimes });
       setRetryInMs(delay);
+      setRetryAt(delay === null ? null : timers.now() + delay);
       if (delay === null) return;
       attempts++;
       timer = timers.setTimeout(() => {
@@ -104,8 +116,9 @@ export function useChatSocket({ url, onEvent, onBadFrame, WebSocketImpl, timers 
       attemptTimes.push(timers.now());
       if (attemptTimes.length > KEPT_ATTEMPT_TIMES) attemptTimes.shift();
       setStatus('connecting');
-      setError(null);
+      // The error of an outage stays until a socket opens: it still explains the banner.
       setRetryInMs(null);
+      setRetryAt(null);
       let ws: SocketLike;
       try {
         ws = new Impl(url);
@@ -113,6 +126,7 @@ export function useChatSocket({ url, onEvent, onBadFrame, WebSocketImpl, timers 
         socketRef.current = null;
         setStatus('error');
         setError(CONNECT_FAILED);
+        setOutage((kind) => kind ?? 'error');
         scheduleRetry(1006);
         return;
       }
@@ -124,6 +138,7 @@ export function useChatSocket({ url, onEvent, onBadFrame, WebSocketImpl, timers 
         setStatus('connected');
         setError(null);
         setCloseCode(null);
+        setOutage(null);
       };
       ws.onmessage = (event) => {
         if (!live()) return;
@@ -140,12 +155,14 @@ export function useChatSocket({ url, onEvent, onBadFrame, WebSocketImpl, timers 
         if (!live()) return;
         setStatus('error');
         setError(SOCKET_ERROR);
+        setOutage((kind) => kind ?? 'error');
       };
       ws.onclose = (event) => {
         if (!live()) return;
         socketRef.current = null;
         setCloseCode(event.code);
         setStatus((previous) => (previous === 'error' ? 'error' : 'disconnected'));
+        setOutage((kind) => kind ?? 'disconnected');
         scheduleRetry(event.code);
       };
     };
@@ -177,5 +194,5 @@ export function useChatSocket({ url, onEvent, onBadFrame, WebSocketImpl, timers 
 
   const reconnect = useCallback(() => connectRef.current(), []);
 
-  return { status, error, closeCode, retryInMs, send, reconnect } satisfies ChatSocket;
+  return { status, error, closeCode, retryInMs, retryAt, outage, send, reconnect } satisfies ChatSocket;
 }

@@ -15,12 +15,6 @@ export function ResearchScreen() {
   const { id } = useParams();
   return <Placeholder title="Web Research Report" subtitle={`Report ${id}`} />;
 }
-export const GuestTourScreen = () => (
-  <Placeholder title="Guest Tour" subtitle="See what Daybook does, in two minutes." />
-);
-export const DemoTourScreen = () => (
-  <Placeholder title="Demo Tour" subtitle="Welcome aboard! Here is what Daybook does." />
-);
 /** Calendar connections are a server-rendered page: leave the single-page app for it. */
 export function CalendarConnectionsRedirect() {
   const { pathname } = useLocation();

@@ -1,0 +1,160 @@
+// Email verification for signed-in users. Signup signs the new user in, but the next sign-in needs a
+// verified address: a slim reminder under the nav bar says so until the link is used, and offers a
+// new link (the same "resend" the profile page has).
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { useLocation } from 'react-router-dom';
+import { getMe, resendVerification } from './api.ts';
+import { useAuth } from './auth-context.tsx';
+import { RESEND_FAILED } from './ResendVerificationPage.tsx';
+
+/** sessionStorage: the id of the user who dismissed the reminder in this browser session. */
+export const REMINDER_DISMISSED_KEY = 'daybook.verify-reminder-dismissed';
+
+export type ResendStatus = 'idle' | 'sending' | 'sent' | 'failed';
+
+/** Mails a new verification link to a signed-in user's address (the resend page is for signed-out visitors). */
+export function useResendVerification(email: string) {
+  const [status, setStatus] = useState<ResendStatus>('idle');
+  const send = useCallback(async () => {
+    setStatus('sending');
+    try {
+      await resendVerification(email);
+      setStatus('sent');
+    } catch {
+      setStatus('failed');
+    }
+  }, [email]);
+  return { status, send };
+}
+
+interface EmailVerificationValue {
+  /** The signed-in user's id while their address is known to be unverified, else null. */
+  unverifiedUser: string | null;
+  /** That address. */
+  email: string;
+  /** A verification link just worked: the reminder goes, and the account is checked again. */
+  verified(): void;
+}
+
+const EmailVerificationContext = createContext<EmailVerificationValue>({
+  unverifiedUser: null,
+  email: '',
+  verified: () => {},
+});
+
+export const useEmailVerification = () => useContext(EmailVerificationContext);
+
+interface Account {
+  user: string;
+  email: string;
+  verified: boolean;
+}
+
+/**
+ * Asks GET /api/users/me/ once per sign-in (not per page) whether the address is verified. Lives in
+ * the layout, which stays mounted while the user moves between pages.
+ */
+export function EmailVerificationProvider({ children }: { children: ReactNode }) {
+  const { state } = useAuth();
+  const user = state.status === 'authenticated' ? String(state.user.id) : null;
+  const [account, setAccount] = useState<Account | null>(null);
+  const [checks, setChecks] = useState(0);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `checks` asks again after a verification
+  useEffect(() => {
+    if (user === null) return;
+    const controller = new AbortController();
+    getMe(controller.signal)
+      .then((me) => setAccount({ user, email: me.email, verified: me.email_verified }))
+      .catch(() => {
+        // No answer, no reminder: the profile page still shows the state of the address.
+      });
+    return () => controller.abort();
+  }, [user, checks]);
+
+  const verified = useCallback(() => {
+    setAccount((current) => current && { ...current, verified: true });
+    setChecks((n) => n + 1);
+  }, []);
+
+  const unverified = account !== null && account.user === user && !account.verified;
+  const value = useMemo(
+    () => ({ unverifiedUser: unverified ? user : null, email: unverified ? (account?.email ?? '') : '', verified }),
+    [unverified, user, account, verified],
+  );
+  return <EmailVerificationContext.Provider value={value}>{children}</EmailVerificationContext.Provider>;
+}
+
+function readDismissed(): string | null {
+  try {
+    return window.sessionStorage.getItem(REMINDER_DISMISSED_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function storeDismissed(user: string) {
+  try {
+    window.sessionStorage.setItem(REMINDER_DISMISSED_KEY, user);
+  } catch {
+    // Storage blocked: the reminder stays hidden until the page reloads.
+  }
+}
+
+const onVerifyPage = (pathname: string) => /^\/auth\/verify-email(\/|$)/.test(pathname);
+
+/** "Please verify your email address": shown to a signed-in, unverified user on every page but the verify page. */
+export function VerifyEmailReminder() {
+  const { unverifiedUser, email } = useEmailVerification();
+  const { pathname } = useLocation();
+  const [dismissedFor, setDismissedFor] = useState(readDismissed);
+  const resend = useResendVerification(email);
+
+  if (unverifiedUser === null || dismissedFor === unverifiedUser || onVerifyPage(pathname)) return null;
+  const busy = resend.status === 'sending' || resend.status === 'sent';
+  return (
+    <section className="verify-reminder" aria-label="Email verification">
+      <div className="container verify-reminder-inner">
+        <svg className="verify-reminder-icon" viewBox="0 0 20 20" aria-hidden="true" focusable="false">
+          <rect x="2" y="4" width="16" height="12" rx="2" fill="none" stroke="currentColor" strokeWidth="1.6" />
+          <path d="m3 5.5 7 5 7-5" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinejoin="round" />
+        </svg>
+        <p className="verify-reminder-text">
+          Please verify your email address. We sent a link to <strong>{email}</strong>; you will need it to sign in next
+          time.{' '}
+          <button
+            type="button"
+            className="verify-reminder-resend"
+            // Not `disabled`, so keyboard focus stays on it while it sends and after.
+            aria-disabled={busy || undefined}
+            onClick={() => {
+              if (!busy) void resend.send();
+            }}
+          >
+            {resend.status === 'sending' ? 'Sending...' : resend.status === 'sent' ? 'Sent!' : 'Resend'}
+          </button>
+          {resend.status === 'failed' && (
+            <span className="verify-reminder-error" role="alert">
+              {' '}
+              {RESEND_FAILED}
+            </span>
+          )}
+        </p>
+        <span className="visually-hidden" role="status">
+          {resend.status === 'sent' ? `A new verification link was sent to ${email}.` : ''}
+        </span>
+        <button
+          type="button"
+          className="banner-close"
+          aria-label="Dismiss"
+          onClick={() => {
+            storeDismissed(unverifiedUser);
+            setDismissedFor(unverifiedUser);
+          }}
+        >
+          ×
+        </button>
+      </div>
+    </section>
+  );
+}

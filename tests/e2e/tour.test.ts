@@ -1,0 +1,166 @@
+// The demo tour in Chromium against the real built app: the guest tour from Home to Finish Tour,
+// and a new user's tour after signup, skipped or played to Start Onboarding. The tour clock runs 50x faster.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, type RunningApp, screenshot, startApp } from './harness.ts';
+
+const STAGES = ['welcome', 'daily_insight', 'research', 'wrap_up'];
+const DESKTOP = { width: 1280, height: 860 };
+const PHONE = { width: 360, height: 780 };
+
+let app: RunningApp;
+let browser: Browser;
+let signupLink = '';
+const errors: string[] = [];
+
+beforeAll(async () => {
+  [app, browser] = await Promise.all([
+    startApp({}, (run) => {
+      signupLink = /Signup link \(shown once\): (\S+)/.exec(run('invite.ts', 'create'))?.[1] ?? '';
+    }),
+    launchBrowser(),
+  ]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  // Test-only speed setting read by the tour (see useTour.ts).
+  await context.addInitScript(() => Object.assign(window, { __DAYBOOK_TOUR_TIME_SCALE__: 0.02 }));
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().includes('401')) errors.push(m.text());
+  });
+  return { context, page };
+}
+
+const sidebar = (page: Page) => page.getByRole('complementary', { name: 'Tour guide' });
+const compactProgress = (page: Page) => page.locator('.tour-progress-compact');
+
+/** Waits until the stage has played and its button (Continue, Finish Tour or Start Onboarding) is enabled. */
+async function waitForButton(page: Page, name: string) {
+  const button = page.getByRole('button', { name, exact: true });
+  await page.locator('.tour-continue:enabled', { hasText: name }).waitFor({ timeout: 10_000 });
+  return button;
+}
+
+/** Waits for entrance animations and the dimming to finish, so screenshots show the settled page. */
+const settled = (page: Page) =>
+  page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .every((a) => a.effect?.getComputedTiming().iterations === Number.POSITIVE_INFINITY || a.playState !== 'running'),
+  );
+
+const noOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
+
+describe('the guest tour', () => {
+  it('runs from Home through all four stages to Finish Tour, on desktop and phone widths', async () => {
+    const { context, page } = await newPage();
+    await page.goto(`${app.baseUrl}/`);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Take the Tour' }).click();
+    await page.waitForURL((u) => u.pathname === '/guest-tour');
+    await page.getByRole('heading', { level: 1, name: 'Guest Tour' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Start Onboarding' }).count()).toBe(0);
+
+    for (const [index, stage] of STAGES.entries()) {
+      const last = index === STAGES.length - 1;
+      await sidebar(page)
+        .getByText(`Step ${index + 1} of 4`)
+        .waitFor();
+      const button = await waitForButton(page, last ? 'Finish Tour' : 'Continue');
+      await settled(page);
+      await screenshot(page, `tour-guest-${stage}`);
+      if (stage === 'research') {
+        // The sample report opens like a real one, with its sources.
+        await page.getByRole('button', { name: 'See the full report' }).click();
+        await page
+          .getByRole('list', { name: 'Sources' })
+          .getByRole('link', { name: /Wikipedia/ })
+          .waitFor();
+        await screenshot(page, 'tour-guest-research-report');
+      }
+
+      await page.setViewportSize(PHONE);
+      expect(await sidebar(page).isVisible()).toBe(false);
+      expect(await compactProgress(page).textContent()).toContain(`Step ${index + 1} of 4`);
+      expect(await noOverflow(page)).toBeLessThanOrEqual(PHONE.width);
+      await settled(page);
+      await screenshot(page, `tour-guest-${stage}`);
+      await page.setViewportSize(DESKTOP);
+
+      await button.click();
+    }
+    await page.waitForURL((u) => u.pathname === '/');
+    await page.getByRole('heading', { level: 1, name: 'Welcome to Daybook' }).waitFor();
+    await context.close();
+  });
+
+  it('hides the sidebar at 768 px and shows it at 1280 px', async () => {
+    const { context, page } = await newPage();
+    await page.setViewportSize({ width: 768, height: 900 });
+    await page.goto(`${app.baseUrl}/guest-tour`);
+    await page.getByRole('heading', { level: 1, name: 'Guest Tour' }).waitFor();
+    expect(await sidebar(page).isVisible()).toBe(false);
+    expect(await compactProgress(page).isVisible()).toBe(true);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await sidebar(page).getByText('Key Features').waitFor();
+    expect(await sidebar(page).isVisible()).toBe(true);
+    expect(await compactProgress(page).isVisible()).toBe(false);
+    await context.close();
+  });
+});
+
+describe('the new-user tour', () => {
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    ({ context, page } = await newPage());
+    await page.goto(signupLink);
+    await page.getByLabel('Email').fill('maya@example.com');
+    await page.getByLabel('Password', { exact: true }).fill('a quiet morning walk');
+    await page.getByLabel('Confirm Password').fill('a quiet morning walk');
+    await page.getByRole('button', { name: 'Sign Up' }).click();
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    // No script errors on any tour page.
+    expect(errors).toEqual([]);
+  });
+
+  it('starts after signup on /demo-tour, and Start Onboarding skips to /onboarding', async () => {
+    await page.waitForURL((u) => u.pathname === '/demo-tour');
+    await page.getByRole('heading', { level: 1, name: 'Demo Tour' }).waitFor();
+    await waitForButton(page, 'Continue');
+    await settled(page);
+    await screenshot(page, 'tour-new-user-welcome');
+    await page.getByRole('link', { name: 'Start Onboarding' }).click();
+    await page.waitForURL((u) => u.pathname === '/onboarding');
+  });
+
+  it('played to the end, the Start Onboarding button leads to /onboarding', async () => {
+    await page.goto(`${app.baseUrl}/demo-tour`);
+    await page.getByRole('heading', { level: 1, name: 'Demo Tour' }).waitFor();
+    for (let step = 1; step < STAGES.length; step++) {
+      await sidebar(page).getByText(`Step ${step} of 4`).waitFor();
+      expect(await page.getByRole('link', { name: 'Start Onboarding' }).isVisible()).toBe(true);
+      await waitForButton(page, 'Continue');
+      // Continue has focus once it turns on: Enter moves on.
+      await page.keyboard.press('Enter');
+    }
+    await sidebar(page).getByText('Step 4 of 4').waitFor();
+    expect(await page.getByRole('link', { name: 'Start Onboarding' }).count()).toBe(0);
+    const finish = await waitForButton(page, 'Start Onboarding');
+    await settled(page);
+    await screenshot(page, 'tour-new-user-wrap_up');
+    await finish.click();
+    await page.waitForURL((u) => u.pathname === '/onboarding');
+  });
+});
