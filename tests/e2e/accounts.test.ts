@@ -146,8 +146,11 @@ describe('a new user, from invite link to a signed-in session', () => {
     const toggle = page
       .getByRole('switch', { name: /Pause daily messages/ })
       .or(page.getByRole('checkbox', { name: /Pause daily messages/ }));
+    // Listen before clicking: the save can answer before a listener added afterwards would exist.
+    const saved = page.waitForResponse((r) => r.url().endsWith('/api/users/me/') && r.request().method() === 'PATCH');
     await toggle.click();
-    await page.waitForResponse((r) => r.url().endsWith('/api/users/me/') && r.request().method() === 'PATCH');
+    await saved;
+    expect(await toggle.getAttribute('aria-checked')).toBe('true');
     await screenshot(page, 'user-menu');
     const me = await page.evaluate(() => fetch('/api/users/me/').then((r) => r.json()));
     expect(me.is_daily_message_paused).toBe(true);
