@@ -205,6 +205,42 @@ describe('chat', () => {
   });
 });
 
+describe('a message sent as the connection drops', () => {
+  it('is sent again after the reconnect and answered once', async () => {
+    const tab = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    await tab.context().addCookies(await page.context().cookies());
+    let connections = 0;
+    // Between the page and the server: the first connection loses the next message and then drops.
+    await tab.routeWebSocket(/\/ws\/chat\//, (ws) => {
+      const server = ws.connectToServer();
+      const first = ++connections === 1;
+      ws.onMessage((frame) => {
+        if (first && String(frame).includes('Lost in transit')) {
+          void ws.close({ code: 4000, reason: 'network trouble' });
+          return;
+        }
+        server.send(frame);
+      });
+      server.onMessage((frame) => ws.send(frame));
+    });
+    await openChat(tab);
+    const box = tab.getByRole('textbox', { name: 'Message', exact: true });
+    await box.fill('Lost in transit, then delivered');
+    await box.press('Enter');
+    await tab.getByText('Here is what I think about "Lost in transit, then delivered"').waitFor({ timeout: 20_000 });
+    expect(connections).toBe(2);
+    expect(await tab.locator('.chat-row-human', { hasText: 'Lost in transit' }).getByText('sending...').count()).toBe(
+      0,
+    );
+    await tab.close();
+    // Stored once: a page straight from the server shows the message and its answer once each.
+    await openChat(page);
+    await page.getByText('Here is what I think about "Lost in transit, then delivered"').waitFor();
+    expect(await page.locator('.chat-row-human', { hasText: 'Lost in transit, then delivered' }).count()).toBe(1);
+    expect(await page.getByText('Here is what I think about "Lost in transit, then delivered"').count()).toBe(1);
+  });
+});
+
 describe('onboarding', () => {
   it('interviews the new user and ends on /chat', async () => {
     fake.onChat((req) => {

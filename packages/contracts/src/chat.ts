@@ -74,6 +74,11 @@ export const ZClientMessage = z.object({
   message_type: z.literal('message'),
   raw_text: z.string(),
   timestamp: z.string().optional(),
+  /**
+   * Additive: the client's own id for this message. A client that lost its connection before the
+   * echo resends with the same id after reconnecting; the server stores it only once.
+   */
+  client_id: z.string().min(1).max(64).optional(),
 });
 export type TClientMessage = z.infer<typeof ZClientMessage>;
 

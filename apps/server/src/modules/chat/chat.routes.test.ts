@@ -187,6 +187,36 @@ describe('a turn', () => {
     for (const c of [a, b, stranger]) c.ws.close();
   });
 
+  it('stores a message resent with the same client_id once, on a new connection too', async () => {
+    const { browser } = await signedInUser(t);
+    const first = await connect(browser);
+    await first.next(type('history'));
+    first.send({ ...say('did this arrive?'), client_id: 'c-1' });
+    await first.next(type('markdown'));
+    first.ws.close();
+    // The client never saw the echo (say the connection dropped) and resends after reconnecting.
+    const second = await connect(browser);
+    await second.next(type('history'));
+    second.send({ ...say('did this arrive?'), client_id: 'c-1' });
+    second.send({ ...say('did this arrive?'), client_id: 'c-2' });
+    await second.next((e) => e.message_type === 'message' && e.raw_text === 'did this arrive?');
+    await second.next(type('markdown'));
+    await new Promise((r) => setTimeout(r, 150));
+    expect(second.events.filter((e) => e.message_type === 'message')).toEqual([]);
+    const history = ZChatHistoryPage.parse((await browser.get('/api/chat/messages/')).json());
+    // The same text with a new client_id is a new message: people do repeat themselves.
+    expect(history.results.filter((m) => m.author_type === 'human').map((m) => m.raw_text)).toEqual([
+      'did this arrive?',
+      'did this arrive?',
+    ]);
+    const other = await signedInUser(t);
+    const stranger = await connect(other.browser);
+    await stranger.next(type('history'));
+    stranger.send({ ...say('my own message'), client_id: 'c-1' });
+    await stranger.next((e) => e.message_type === 'message' && e.raw_text === 'my own message');
+    for (const c of [second, stranger]) c.ws.close();
+  });
+
   it('answers a model failure with a system message and keeps the human message', async () => {
     fake.onChat(() => ({ status: 500 }));
     const { browser } = await signedInUser(t);

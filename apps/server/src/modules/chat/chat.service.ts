@@ -19,6 +19,8 @@ export const NOT_CONFIGURED =
 const CONVERSATION_WINDOW = 40;
 /** How many remembered facts the first chat message lists. */
 const WELCOME_FACTS = 8;
+/** Client ids remembered per user; a client resends only the few messages of one lost connection. */
+const RECENT_CLIENT_IDS = 20;
 const STOP_WORDS = /^\s*(stop|skip|later|done|that'?s all|enough|finish)\b/i;
 
 export function presentMessage(row: ChatMessageRow, extra: Partial<TChatMessage> = {}): TChatMessage {
@@ -50,6 +52,20 @@ export function createChatService(deps: {
     const done = () => inFlight.delete(work);
     work.then(done, done);
     return work;
+  };
+
+  // Client ids of recently stored messages, per user: a message resent after a reconnect (its echo
+  // never arrived) is stored once. Bounded per user; a restart forgets them, and by then the first
+  // copy is either stored (and in the history the client matches against) or lost.
+  const recentClientIds = new Map<number, Set<string>>();
+  const firstSight = (userId: number, clientId: string | undefined) => {
+    if (clientId === undefined) return true;
+    const seen = recentClientIds.get(userId) ?? new Set<string>();
+    recentClientIds.set(userId, seen);
+    if (seen.has(clientId)) return false;
+    seen.add(clientId);
+    if (seen.size > RECENT_CLIENT_IDS) seen.delete(seen.values().next().value as string);
+    return true;
   };
 
   const refuse = (code: Extract<TServerEvent, { message_type: 'error' }>['code'], text: string): TServerEvent => ({
@@ -234,6 +250,7 @@ export function createChatService(deps: {
       if (text.length > CHAT_TEXT_MAX)
         return refuse('message_too_long', `Messages can be at most ${CHAT_TEXT_MAX.toLocaleString('en')} characters.`);
 
+      if (!firstSight(user.id, parsed.data.client_id)) return null;
       // Stored before anything else happens: whatever fails later, the message is kept.
       const { human, context } = await startTurn(user, channel, text);
       if (channel === 'onboarding' && STOP_WORDS.test(text)) {

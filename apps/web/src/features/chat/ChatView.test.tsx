@@ -145,6 +145,7 @@ describe('ChatView', () => {
         message_type: 'message',
         raw_text: 'Hello assistant',
         timestamp: new Date(timers.now()).toISOString(),
+        client_id: expect.stringMatching(/^[0-9a-f]{24}$/),
       },
     ]);
     expect(textbox()).toHaveValue('');
@@ -534,16 +535,55 @@ describe('ChatView', () => {
     expect(screen.queryByRole('button', { name: 'Load earlier messages' })).not.toBeInTheDocument();
   });
 
-  it('keeps an unsent message when a new history arrives after a reconnect', async () => {
+  it('resends a message the server never got once a new connection is up, and matches its echo', async () => {
     const { connect, textbox, sockets, timers, log } = setup();
     const socket = connect([message({ message_id: 1, raw_text: 'Earlier' })]);
     await userEvent.type(textbox(), 'Are you there?{Enter}');
+    const [original] = socket.sent as Array<{ client_id: string }>;
+    socket.serverClose(1006);
+    timers.advance(1_000);
+    const next = sockets[1];
+    next?.open();
+    expect(next?.sent).toEqual([]);
+    next?.receive(history([message({ message_id: 1, raw_text: 'Earlier' })]));
+    expect(log().getByRole('article', { name: 'You said' })).toHaveTextContent('sending...');
+    expect(log().getAllByRole('article')).toHaveLength(2);
+    expect(next?.sent).toEqual([
+      { author_type: 'human', message_type: 'message', raw_text: 'Are you there?', client_id: original?.client_id },
+    ]);
+    expect(typing()).toBeInTheDocument();
+    next?.receive(
+      message({
+        message_id: 2,
+        author_type: 'human',
+        message_type: 'message',
+        raw_text: 'Are you there?',
+        timestamp: at(10, 5),
+      }),
+    );
+    expect(log().getByRole('article', { name: 'You said' })).toHaveTextContent('10:05 AM');
+    expect(log().getAllByRole('article')).toHaveLength(2);
+  });
+
+  it('does not resend a message the new history already holds', async () => {
+    const { connect, textbox, sockets, timers, log } = setup();
+    const socket = connect();
+    await userEvent.type(textbox(), 'Stored just before the drop{Enter}');
     socket.serverClose(1006);
     timers.advance(1_000);
     sockets[1]?.open();
-    sockets[1]?.receive(history([message({ message_id: 1, raw_text: 'Earlier' })]));
-    expect(log().getByRole('article', { name: 'You said' })).toHaveTextContent('sending...');
-    expect(log().getAllByRole('article')).toHaveLength(2);
+    sockets[1]?.receive(
+      history([
+        message({
+          message_id: 7,
+          author_type: 'human',
+          message_type: 'message',
+          raw_text: 'Stored just before the drop',
+        }),
+      ]),
+    );
+    expect(sockets[1]?.sent).toEqual([]);
+    expect(log().getByRole('article', { name: 'You said' })).toHaveTextContent('9:30 AM');
   });
 
   it('drops a reply that was streaming when the connection dropped, once the new history arrives', () => {

@@ -21,7 +21,7 @@ import { Loading } from '../../components/Loading.tsx';
 import { safeHref } from '../../components/Markdown.tsx';
 import { type ChatChannel, fetchOlderMessages } from './api.ts';
 import { ChatMessage } from './ChatMessage.tsx';
-import { chatReducer, initialChatState, oldestId } from './chat.state.ts';
+import { chatReducer, initialChatState, isPending, oldestId } from './chat.state.ts';
 import { socketUrl } from './reconnect.ts';
 import { browserTimers, SOCKET_ERROR, type SocketConstructor, type Timers, useChatSocket } from './useChatSocket.ts';
 
@@ -87,6 +87,12 @@ export function useCountdown(at: number | null, timers: Timers): number | null {
 }
 
 /** True for a device whose main pointer is precise (mouse, trackpad): focusing a field there opens no keyboard. */
+/** A random id for a message we send (crypto.randomUUID is missing on plain-http pages other than localhost). */
+function newClientId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 const hasFinePointer = () => typeof window.matchMedia === 'function' && window.matchMedia('(pointer: fine)').matches;
 
 function closeHint(code: number | null) {
@@ -169,10 +175,13 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
   }, [go]);
 
   const followRef = useRef(true);
+  /** Set by each history: the effect below then resends what the server did not get. */
+  const resendPending = useRef(false);
   const onEvent = (event: TServerEvent) => {
     switch (event.message_type) {
       case 'history':
         dispatch({ type: 'history', messages: event.messages, hasMore: event.has_more });
+        resendPending.current = true;
         return;
       case 'stream':
         dispatch({ type: 'stream', streamId: event.stream_id, delta: event.raw_text });
@@ -216,6 +225,25 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
     timers,
   });
   const connected = socket.status === 'connected';
+
+  // A new connection's history shows which of our messages the server never got (the old socket
+  // dropped before it arrived): send those again. Their client_id keeps the server from storing twice.
+  useEffect(() => {
+    if (!resendPending.current) return;
+    resendPending.current = false;
+    let resent = false;
+    for (const item of state.items) {
+      if (!isPending(item) || item.client_id === undefined) continue;
+      resent =
+        socket.send({
+          author_type: 'human',
+          message_type: 'message',
+          raw_text: item.raw_text,
+          client_id: item.client_id,
+        }) || resent;
+    }
+    if (resent) setAwaitingReply(true);
+  }, [state.items, socket.send]);
   /** Set from the first failure after a working connection (or the first attempt) until a socket opens again. */
   const outage = connected ? null : socket.outage;
   const reconnecting = outage !== null && socket.status === 'connecting';
@@ -348,13 +376,15 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
       return;
     }
     const key = `local-${++localKeys.current}`;
+    const clientId = newClientId();
     followRef.current = true;
-    dispatch({ type: 'send', key, text });
+    dispatch({ type: 'send', key, text, clientId });
     const sent = socket.send({
       author_type: 'human',
       message_type: 'message',
       raw_text: text,
       timestamp: new Date(timers.now()).toISOString(),
+      client_id: clientId,
     });
     if (!sent) {
       dispatch({ type: 'unsend', key });

@@ -14,6 +14,8 @@ export interface ChatItem {
   stream_id?: string;
   /** A reply still being streamed (on the current connection; a new history drops it). */
   streaming?: boolean;
+  /** Our id for a message we sent, so a resend after a reconnect is stored once. */
+  client_id?: string;
 }
 
 export interface ChatState {
@@ -31,10 +33,11 @@ export type ChatAction =
   | { type: 'older'; messages: TChatMessage[]; hasMore: boolean }
   | { type: 'message'; message: TChatMessage }
   | { type: 'stream'; streamId: string; delta: string }
-  | { type: 'send'; key: string; text: string }
+  | { type: 'send'; key: string; text: string; clientId?: string }
   | { type: 'unsend'; key: string };
 
-const isPending = (item: ChatItem) =>
+/** A message we sent whose echo has not come back yet ("sending..."). */
+export const isPending = (item: ChatItem) =>
   item.author_type === 'human' && item.message_id === null && item.timestamp === null;
 
 let transientKeys = 0;
@@ -173,6 +176,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
             raw_text: action.text,
             message_id: null,
             timestamp: null,
+            ...(action.clientId === undefined ? {} : { client_id: action.clientId }),
           },
         ],
       };
