@@ -283,5 +283,24 @@ it('the chat works on a phone', async () => {
   await phone.getByText('Enjoy the climbing').waitFor({ timeout: 15_000 });
   expect(await phone.getByRole('region', { name: 'Email verification' }).count()).toBe(0);
   await screenshot(phone, 'chat');
+
+  // One long paragraph: under 12 lines on a desktop bubble, far more on a phone, where it folds.
+  const paragraph = Array.from({ length: 11 }, (_, i) => `Sentence ${i + 1} of a long answer about the weekend.`).join(' ');
+  fake.onChat(() => ({ text: paragraph, chunks: 8, delayMs: 20 }));
+  const box = phone.getByRole('textbox', { name: 'Message', exact: true });
+  await box.fill('Tell me everything about the weekend');
+  await box.press('Enter');
+  const answer = phone.locator('.chat-row-assistant', { hasText: 'Sentence 11 of a long answer' });
+  // Streamed in front of the user, it stays open and can be folded once complete.
+  await answer.getByRole('button', { name: 'Collapse' }).waitFor({ timeout: 15_000 });
+  await phone.reload();
+  await answer.getByRole('button', { name: 'Read more...' }).waitFor({ timeout: 15_000 });
+  await screenshot(phone, 'chat-long-answer');
+  const wide = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  await wide.context().addCookies(await phone.context().cookies());
+  await wide.goto(`${app.baseUrl}/chat`);
+  await wide.locator('.chat-row-assistant', { hasText: 'Sentence 11 of a long answer' }).waitFor({ timeout: 15_000 });
+  expect(await wide.locator('.chat-row-assistant', { hasText: 'Sentence 11' }).getByRole('button').count()).toBe(0);
+  await wide.close();
   await phone.close();
 });

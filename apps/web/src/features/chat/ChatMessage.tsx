@@ -29,14 +29,38 @@ export function estimateLines(text: string): number {
     .reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / CHARS_PER_LINE)), 0);
 }
 
-export function CollapsibleMarkdown({ text }: { text: string }) {
-  const [expanded, setExpanded] = useState(false);
+/**
+ * Markdown that collapses past about 12 lines. The lines are measured as laid out (a phone wraps
+ * more), with the text estimate as fallback. An answer that streamed in while the user watched
+ * stays open (folding it away mid-read would be jarring) and offers Collapse once it is complete.
+ */
+export function CollapsibleMarkdown({ text, streaming = false }: { text: string; streaming?: boolean }) {
+  const [expanded, setExpanded] = useState(streaming);
   const id = useId();
   const bodyRef = useRef<HTMLDivElement>(null);
   /** What received focus inside the clipped part, to bring into view once it opens. */
   const focusedRef = useRef<HTMLElement | null>(null);
-  const long = estimateLines(text) > COLLAPSE_LINES;
+  const [measured, setMeasured] = useState<boolean | null>(null);
+  const long = !streaming && (measured ?? estimateLines(text) > COLLAPSE_LINES);
   const collapsed = long && !expanded;
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the text changes the height to measure
+  useLayoutEffect(() => {
+    const body = bodyRef.current;
+    if (!body) return;
+    const measure = () => {
+      // No layout (e.g. a test DOM): keep the estimate.
+      if (!body.scrollHeight) return;
+      const style = getComputedStyle(body);
+      const line = Number.parseFloat(style.lineHeight) || Number.parseFloat(style.fontSize) * 1.55;
+      setMeasured(body.scrollHeight > (COLLAPSE_LINES + 0.5) * line);
+    };
+    measure();
+    if (typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(measure);
+    observer.observe(body);
+    return () => observer.disconnect();
+  }, [text]);
 
   // Links and code blocks in the clipped part stay in the tab order: reaching one opens the answer,
   // so what has focus is always visible.
@@ -149,7 +173,7 @@ export function ResearchReport({ raw }: { raw: string }) {
 function Body({ item }: { item: ChatItem }) {
   if (item.message_type === 'research_report') return <ResearchReport raw={item.raw_text} />;
   if (item.message_type === 'markdown' && item.author_type !== 'human') {
-    return <CollapsibleMarkdown text={item.raw_text} />;
+    return <CollapsibleMarkdown text={item.raw_text} streaming={item.streaming} />;
   }
   return <p className="chat-text">{item.raw_text}</p>;
 }

@@ -300,6 +300,24 @@ describe('ChatView', () => {
     expect(within(second as HTMLElement).queryByRole('button')).not.toBeInTheDocument();
   });
 
+  it('leaves a long answer open while it streams in, and offers Collapse once it is complete', async () => {
+    const { connect, log } = setup();
+    const socket = connect();
+    const lines = Array.from({ length: 14 }, (_, i) => `Line ${i + 1}`);
+    for (const line of lines) {
+      socket.receive({ message_type: 'stream', author_type: 'assistant', stream_id: 's9', raw_text: `${line}\n` });
+    }
+    const answer = () => log().getByRole('article', { name: 'Assistant said' });
+    expect(within(answer()).queryByRole('button')).not.toBeInTheDocument();
+    expect(answer().querySelector('.is-collapsed')).toBeNull();
+    socket.receive(message({ raw_text: lines.join('\n'), stream_id: 's9' }));
+    const collapse = within(answer()).getByRole('button', { name: 'Collapse' });
+    expect(answer().querySelector('.is-collapsed')).toBeNull();
+    await userEvent.click(collapse);
+    expect(within(answer()).getByRole('button', { name: 'Read more...' })).toBeInTheDocument();
+    expect(answer().querySelector('.is-collapsed')).not.toBeNull();
+  });
+
   it('shows system messages plainly and server errors in a dismissible banner', async () => {
     const { connect, textbox } = setup();
     const socket = connect();
@@ -343,13 +361,20 @@ describe('ChatView', () => {
     expect(textbox()).toHaveValue('Hello');
   });
 
-  it('shows a character counter near the 8000 limit', async () => {
-    const { connect, textbox } = setup();
-    connect();
-    expect(textbox()).toHaveAttribute('maxLength', '8000');
+  it('shows a character counter near the 8000 limit, and keeps pasted text over it without sending it', async () => {
+    const { connect, textbox, sendButton } = setup();
+    const socket = connect();
     await userEvent.click(textbox());
     await userEvent.paste('x'.repeat(7_600));
     expect(screen.getByText('7,600 / 8,000')).toBeInTheDocument();
+    expect(textbox()).not.toHaveAttribute('aria-invalid');
+    await userEvent.paste('y'.repeat(500));
+    expect(textbox()).toHaveValue(`${'x'.repeat(7_600)}${'y'.repeat(500)}`);
+    expect(textbox()).toHaveAttribute('aria-invalid', 'true');
+    expect(textbox()).toHaveAccessibleDescription('Messages can be at most 8,000 characters. 8,100 / 8,000');
+    await userEvent.click(sendButton());
+    expect(socket.sent).toEqual([]);
+    expect(textbox()).toHaveValue(`${'x'.repeat(7_600)}${'y'.repeat(500)}`);
   });
 
   it('offers Reconnect when disconnected and retries with backoff, counting down live', async () => {

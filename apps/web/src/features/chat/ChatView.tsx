@@ -435,6 +435,8 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
     </button>
   );
   const showCounter = draft.length >= COUNTER_FROM;
+  // Text over the limit is kept (pasting never cuts it); the counter says how much to remove.
+  const tooLong = draft.trim().length > CHAT_TEXT_MAX;
   const hasStreaming = state.items.some((item) => item.streaming);
 
   return (
@@ -567,9 +569,9 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
               rows={3}
               placeholder="Type your message..."
               value={draft}
-              maxLength={CHAT_TEXT_MAX}
               disabled={!connected}
               aria-describedby={showCounter ? counterId : undefined}
+              aria-invalid={tooLong || undefined}
               onChange={(event) => setDraft(event.target.value)}
               onKeyDown={onKeyDown}
             />
@@ -579,6 +581,7 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
           </div>
           {showCounter && (
             <p id={counterId} className={`chat-counter${draft.length >= CHAT_TEXT_MAX ? ' is-full' : ''}`}>
+              {tooLong && `${TOO_LONG} `}
               {draft.length.toLocaleString('en-US')} / {CHAT_TEXT_MAX.toLocaleString('en-US')}
             </p>
           )}
