@@ -253,6 +253,15 @@ describe('onboarding', () => {
     await page.getByText('What should I call you?').waitFor({ timeout: 15_000 });
     const box = page.getByRole('textbox', { name: 'Message', exact: true });
     await expect.poll(() => box.isEnabled(), { timeout: 15_000 }).toBe(true);
+    fake.onJson((req) =>
+      lastUser(req.messages).endsWith('Leo')
+        ? {
+            text: JSON.stringify({
+              operations: [{ action: 'ADD', id: null, key: 'name', data: 'Is called Leo', memory_type: 'person' }],
+            }),
+          }
+        : { text: '{"operations":[]}' },
+    );
     await send('Leo');
     await page.getByText('Where do you live, and in which time zone?').waitFor();
     await screenshot(page, 'onboarding');
@@ -270,6 +279,19 @@ describe('onboarding', () => {
     );
     await page.waitForURL((u) => u.pathname === '/chat', { timeout: 15_000 });
     await phone.waitForURL((u) => u.pathname === '/chat', { timeout: 15_000 });
+
+    // What the interview taught Daybook links back to the answer it came from; the interview can be
+    // reread, and new messages belong in the chat.
+    await page.goto(`${app.baseUrl}/memories`);
+    await page.getByRole('cell', { name: 'name', exact: true }).waitFor();
+    await page.getByRole('link', { name: 'Learned during onboarding' }).click();
+    await page.waitForURL((u) => u.pathname === '/onboarding' && u.searchParams.has('message'));
+    await page.locator('.chat-row.is-highlighted', { hasText: 'Leo' }).waitFor();
+    await page.getByText("You've finished onboarding.").waitFor();
+    expect(await page.getByRole('textbox', { name: 'Message', exact: true }).count()).toBe(0);
+    await screenshot(page, 'onboarding-reread');
+    await page.getByRole('link', { name: 'Go to chat' }).click();
+    await page.waitForURL((u) => u.pathname === '/chat');
   });
 });
 
@@ -285,7 +307,9 @@ it('the chat works on a phone', async () => {
   await screenshot(phone, 'chat');
 
   // One long paragraph: under 12 lines on a desktop bubble, far more on a phone, where it folds.
-  const paragraph = Array.from({ length: 11 }, (_, i) => `Sentence ${i + 1} of a long answer about the weekend.`).join(' ');
+  const paragraph = Array.from({ length: 11 }, (_, i) => `Sentence ${i + 1} of a long answer about the weekend.`).join(
+    ' ',
+  );
   fake.onChat(() => ({ text: paragraph, chunks: 8, delayMs: 20 }));
   const box = phone.getByRole('textbox', { name: 'Message', exact: true });
   await box.fill('Tell me everything about the weekend');

@@ -36,7 +36,8 @@ export const ZMemoryCategory = z.object({ value: ZMemoryType, label: z.string(),
 export const ZMemoryCategories = z.array(ZMemoryCategory);
 export type TMemoryCategory = z.infer<typeof ZMemoryCategory>;
 
-export const ZMemorySource = z.enum(['user', 'chat', 'import']);
+/** Who made a memory: the user, the assistant in the chat or in onboarding, or an import. */
+export const ZMemorySource = z.enum(['user', 'chat', 'onboarding', 'import']);
 
 export const ZMemory = z.object({
   id: z.number().int(),
@@ -47,7 +48,7 @@ export const ZMemory = z.object({
   url: z.string().nullable(),
   frequency_description: z.string().nullable(),
   source: ZMemorySource,
-  /** The chat message the assistant learned this from, when source is "chat". */
+  /** The message the assistant learned this from, when source is "chat" or "onboarding". */
   source_message_id: z.number().int().nullable(),
   created_at: z.string(),
   updated_at: z.string(),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cp, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -149,6 +149,40 @@ describe.each(engines)('migrations on %s', (_name, open) => {
       ),
     );
     await expect(db.migrate()).rejects.toThrow(/29990101000000_crashed started but never finished/);
+  });
+
+  it('marks memories learned in onboarding as such, and leaves the others alone', async (ctx) => {
+    const SOURCE_MIGRATION = '20261121134500_onboarding_memory_source';
+    // The migrations before it, then data as the older code wrote it, then the migration itself.
+    const dir = await mkdtemp(path.join(tmpdir(), 'daybook-mig-'));
+    await cp(REAL_MIGRATIONS, dir, { recursive: true });
+    const held = path.join(tmpdir(), `held-${path.basename(dir)}`);
+    await cp(path.join(dir, SOURCE_MIGRATION), held, { recursive: true });
+    await rm(path.join(dir, SOURCE_MIGRATION), { recursive: true });
+    const db = await fresh(dir);
+    if (!db) return ctx.skip();
+    await db.migrate();
+    const user = await db.prisma.user.create({ data: { email: 'source@example.com', passwordHash: null } });
+    const said = async (channel: string) =>
+      (
+        await db.prisma.chatMessage.create({
+          data: { userId: user.id, channel, authorType: 'human', messageType: 'message', rawText: 'hi' },
+        })
+      ).id;
+    const [interview, chat] = [await said('onboarding'), await said('chat')];
+    const memory = (key: string, source: string, sourceMessageId: number | null) =>
+      db.prisma.memory.create({ data: { userId: user.id, key, data: key, source, sourceMessageId } });
+    await memory('from onboarding', 'chat', interview);
+    await memory('from chat', 'chat', chat);
+    await memory('typed in', 'user', null);
+    await cp(held, path.join(dir, SOURCE_MIGRATION), { recursive: true });
+    expect((await db.migrate()).applied).toEqual([SOURCE_MIGRATION]);
+    const sources = await db.prisma.memory.findMany({ select: { key: true, source: true }, orderBy: { id: 'asc' } });
+    expect(sources).toEqual([
+      { key: 'from onboarding', source: 'onboarding' },
+      { key: 'from chat', source: 'chat' },
+      { key: 'typed in', source: 'user' },
+    ]);
   });
 
   it('reports migrations edited after they were applied', async (ctx) => {

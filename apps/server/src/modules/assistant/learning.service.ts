@@ -60,6 +60,12 @@ export interface LearnedChange {
   data: string;
 }
 
+/** The message a memory is learned from: its provenance, and where it was said. */
+export interface LearnedFrom {
+  messageId: number;
+  source: 'chat' | 'onboarding';
+}
+
 export function createLearningService(deps: {
   llm: Llm | null;
   memories: MemoriesService;
@@ -91,7 +97,7 @@ export function createLearningService(deps: {
 
   async function apply(
     userId: number,
-    messageId: number,
+    origin: LearnedFrom,
     ops: Operation[],
     known: MemoryRow[],
   ): Promise<LearnedChange[]> {
@@ -121,7 +127,7 @@ export function createLearningService(deps: {
               memory_type: op.memory_type ?? 'text',
               frequency_description: op.frequency_description ?? null,
             },
-            { source: 'chat', sourceMessageId: messageId },
+            { source: origin.source, sourceMessageId: origin.messageId },
           );
           changes.push({ action: 'ADD', key: op.key, data: op.data });
         } else if (op.action === 'UPDATE' && op.id && byId.has(op.id) && op.data) {
@@ -151,7 +157,7 @@ export function createLearningService(deps: {
      */
     async learn(
       user: { id: number; learnFromChats: boolean },
-      messageId: number,
+      origin: LearnedFrom,
       text: string,
       known?: MemoryRow[],
     ): Promise<LearnedChange[]> {
@@ -178,7 +184,7 @@ export function createLearningService(deps: {
           parameters: EXTRACTION_SCHEMA as unknown as Record<string, unknown>,
         },
       );
-      return apply(user.id, messageId, parse(raw), unique);
+      return apply(user.id, origin, parse(raw), unique);
     },
   };
 }

@@ -248,6 +248,11 @@ describe('onboarding', () => {
     const [welcome] = await chatOnceWritten(browser);
     expect(welcome?.raw_text).toContain('Welcome to your chat!');
     expect(welcome?.raw_text).toContain('- Lives in Lisbon');
+    // Its provenance points into the interview, where it was said.
+    const [learned] = ZMemoryPage.parse((await browser.get('/api/memories/')).json()).results;
+    const interview = ZChatHistoryPage.parse((await browser.get('/api/chat/messages/?channel=onboarding')).json());
+    const answer = interview.results.find((m) => m.raw_text === 'Lisbon, Europe/Lisbon');
+    expect(learned).toMatchObject({ key: 'home city', source: 'onboarding', source_message_id: answer?.message_id });
   });
 
   it('welcomes a user who skipped the interview without listing anything', async () => {

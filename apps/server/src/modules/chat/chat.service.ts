@@ -211,7 +211,7 @@ export function createChatService(deps: {
 
   async function learn(user: ChatUser, channel: Channel, messageId: number, text: string, known?: MemoryRow[]) {
     try {
-      const changes = await learning.learn(user, messageId, text, known);
+      const changes = await learning.learn(user, { messageId, source: channel }, text, known);
       if (changes.length) {
         hub.publish(user.id, channel, {
           author_type: 'system',

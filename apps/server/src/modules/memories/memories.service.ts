@@ -87,7 +87,7 @@ export function createMemoriesService({ repo, clock }: { repo: MemoriesRepo; clo
     async create(
       userId: number,
       input: Input,
-      provenance: { source: 'user' | 'chat' | 'import'; sourceMessageId?: number | null } = { source: 'user' },
+      provenance: { source: TMemory['source']; sourceMessageId?: number | null } = { source: 'user' },
     ) {
       return presentMemory(await guardKey(() => repo.create(userId, { ...fieldsOf(input), ...provenance })));
     },

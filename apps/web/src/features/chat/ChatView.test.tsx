@@ -2,7 +2,7 @@ import type { TChatMessage } from '@daybook/contracts';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { createMemoryRouter, RouterProvider } from 'react-router-dom';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { routes } from '../../app/routes.tsx';
 import { mockFetch, reply, USER_ME } from '../../test/fetch.ts';
 import { renderRoutes, signedIn } from '../../test/render.tsx';
@@ -560,6 +560,43 @@ describe('ChatView', () => {
     expect(screen.queryByRole('button', { name: 'Load earlier messages' })).not.toBeInTheDocument();
   });
 
+  it('follows a link to an older message, loading earlier pages until it is there', async () => {
+    const scrolled: string[] = [];
+    // jsdom has no scrolling; record what would be brought into view.
+    Element.prototype.scrollIntoView = function (this: Element) {
+      scrolled.push(this.id);
+    };
+    onTestFinished(() => {
+      delete (Element.prototype as Partial<Element>).scrollIntoView;
+    });
+    const network = mockFetch({
+      'GET /api/chat/messages/': (request) => {
+        const before = Number(new URLSearchParams(request.search).get('before'));
+        const results = [before - 2, before - 1].map((id) => message({ message_id: id, raw_text: `Message ${id}` }));
+        return reply(200, { results, has_more: true });
+      },
+    });
+    const { connect, log } = setup({ path: '/onboarding?message=4' });
+    connect([message({ message_id: 10, raw_text: 'Newest' })], true);
+    await waitFor(() => expect(scrolled).toEqual(['message-4']));
+    expect(network.calls('GET /api/chat/messages/').map((r) => new URLSearchParams(r.search).get('before'))).toEqual([
+      '10',
+      '8',
+      '6',
+    ]);
+    expect(log().getByText('Message 4').closest('.chat-row')).toHaveClass('is-highlighted');
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('says so when the linked message is not in this conversation', async () => {
+    mockFetch({ 'GET /api/chat/messages/': reply(200, { results: [], has_more: false }) });
+    const { connect } = setup({ path: '/chat?message=999' });
+    connect([message({ message_id: 10, raw_text: 'Newest' })]);
+    expect(
+      await screen.findByText('The message you followed a link to is not in this conversation.'),
+    ).toBeInTheDocument();
+  });
+
   it('resends a message the server never got once a new connection is up, and matches its echo', async () => {
     const { connect, textbox, sockets, timers, log } = setup();
     const socket = connect([message({ message_id: 1, raw_text: 'Earlier' })]);
@@ -760,6 +797,19 @@ describe('ChatView', () => {
     timers.advance(1);
     await waitFor(() => expect(router.state.location.pathname).toBe('/chat'));
     expect(screen.getByRole('heading', { level: 1, name: 'Chat' })).toBeInTheDocument();
+  });
+
+  it('lets a user who finished onboarding reread it, and points them to the chat for anything new', async () => {
+    const { connect, log, router } = setup({ path: '/onboarding', props: { finished: true } });
+    connect([message({ message_id: 1, raw_text: 'What should I call you?' })]);
+    expect(log().getByRole('article', { name: 'Assistant said' })).toHaveTextContent('What should I call you?');
+    expect(screen.queryByRole('textbox', { name: 'Message' })).not.toBeInTheDocument();
+    expect(screen.getByText(/You've finished onboarding\./)).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('link', { name: 'Skip to message box' }));
+    const toChat = screen.getByRole('link', { name: 'Go to chat' });
+    expect(toChat).toHaveFocus();
+    await userEvent.click(toChat);
+    expect(router.state.location.pathname).toBe('/chat');
   });
 
   it('goes to the chat at once from "Go to chat now", and only once', async () => {

@@ -19,6 +19,7 @@ import { BrandMark } from '../../components/BrandMark.tsx';
 import { ErrorBoundary } from '../../components/ErrorBoundary.tsx';
 import { Loading } from '../../components/Loading.tsx';
 import { safeHref } from '../../components/Markdown.tsx';
+import { getMe } from '../auth/api.ts';
 import { type ChatChannel, fetchOlderMessages } from './api.ts';
 import { ChatMessage } from './ChatMessage.tsx';
 import { chatReducer, initialChatState, isPending, oldestId } from './chat.state.ts';
@@ -28,6 +29,7 @@ import { browserTimers, SOCKET_ERROR, type SocketConstructor, type Timers, useCh
 export const BAD_FRAME = 'Error processing message from server';
 export const SEND_FAILED = 'Failed to send message';
 export const OLDER_FAILED = 'Could not load earlier messages. Please try again.';
+export const MESSAGE_NOT_FOUND = 'The message you followed a link to is not in this conversation.';
 export const TOO_LONG = `Messages can be at most ${CHAT_TEXT_MAX.toLocaleString('en-US')} characters.`;
 /** At most this many task notifications show at once. */
 export const MAX_NOTIFICATIONS = 2;
@@ -37,6 +39,7 @@ export const NOTIFICATION_FADE_MS = 500;
 /** After onboarding's closing message, the chat waits this long before going on, so it can be read. */
 export const ONBOARDING_REDIRECT_MS = 2_500;
 export const ONBOARDING_DONE = "You're all set! Taking you to your chat...";
+export const ONBOARDING_FINISHED = "You've finished onboarding. Tell Daybook more any time in your chat.";
 /** The character counter shows from here on. */
 const COUNTER_FROM = CHAT_TEXT_MAX - 1_000;
 /** Within this distance of the end the list counts as scrolled to the bottom. */
@@ -54,6 +57,8 @@ export interface ChatViewProps {
   channel: ChatChannel;
   title: string;
   subtitle: string;
+  /** Onboarding that the user already finished: its conversation can be read, and the chat is where to go on. */
+  finished?: boolean;
   /** Test seams: the WebSocket class and the timers. */
   WebSocketImpl?: SocketConstructor;
   timers?: Timers;
@@ -101,7 +106,14 @@ function closeHint(code: number | null) {
   return '';
 }
 
-export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = browserTimers }: ChatViewProps) {
+export function ChatView({
+  channel,
+  title,
+  subtitle,
+  finished = false,
+  WebSocketImpl,
+  timers = browserTimers,
+}: ChatViewProps) {
   const navigate = useNavigate();
   const [searchParams] = useSearchParams();
   const dmid = channel === 'chat' ? searchParams.get('dmid') : null;
@@ -326,20 +338,32 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
     if (list.scrollTop < TOP_SLACK_PX && state.hasMore && !loadingOlder) void loadOlder();
   };
 
-  // /chat?message=<id> (e.g. from a memory learned in chat) brings that message into view.
+  // ?message=<id> (from a memory's "learned from" link) brings that message into view, loading
+  // earlier pages until it is there; a message that is not in this conversation is said so.
   const highlightedOnce = useRef(false);
+  const olderFailed = notice === OLDER_FAILED;
   useEffect(() => {
-    if (highlightId === null || highlightedOnce.current) return;
+    if (highlightId === null || highlightedOnce.current || !state.loaded || loadingOlder || olderFailed) return;
     const element = document.getElementById(`message-${highlightId}`);
-    if (!element) return;
+    if (element) {
+      highlightedOnce.current = true;
+      followRef.current = false;
+      element.scrollIntoView?.({ block: 'center' });
+      return;
+    }
+    const oldest = oldestId(state);
+    if (state.hasMore && oldest !== null && highlightId < oldest) {
+      void loadOlder();
+      return;
+    }
     highlightedOnce.current = true;
-    followRef.current = false;
-    element.scrollIntoView?.({ block: 'center' });
-  }, [highlightId]);
+    setNotice(MESSAGE_NOT_FOUND);
+  }, [highlightId, state, loadingOlder, loadOlder, olderFailed]);
 
   // ---- the composer and keyboard use ----
   const textareaRef = useRef<HTMLTextAreaElement>(null);
   const finishButtonRef = useRef<HTMLButtonElement>(null);
+  const chatLinkRef = useRef<HTMLAnchorElement>(null);
   const finishTextId = useId();
   // Once connected, keyboard users start in the message box, unless they are already somewhere else.
   // Phones (no fine pointer) are left alone: focusing would pop up the keyboard over the history.
@@ -361,7 +385,7 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
 
   const skipToComposer = (event: MouseEvent<HTMLAnchorElement>) => {
     event.preventDefault();
-    (textareaRef.current ?? finishButtonRef.current)?.focus();
+    (textareaRef.current ?? finishButtonRef.current ?? chatLinkRef.current)?.focus();
   };
 
   // ---- sending ----
@@ -370,7 +394,7 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
   const localKeys = useRef(0);
   const submit = () => {
     const text = draft.trim();
-    if (!text || !connected || finishTarget !== null) return;
+    if (!text || !connected || finishTarget !== null || finished) return;
     if (text.length > CHAT_TEXT_MAX) {
       setNotice(TOO_LONG);
       return;
@@ -550,7 +574,18 @@ export function ChatView({ channel, title, subtitle, WebSocketImpl, timers = bro
         )}
       </div>
 
-      {finishTarget === null ? (
+      {finished && finishTarget === null ? (
+        <div className="chat-composer chat-finish">
+          <div className="chat-composer-inner chat-finish-inner">
+            <p id={finishTextId} className="chat-finish-text">
+              {ONBOARDING_FINISHED}
+            </p>
+            <Link ref={chatLinkRef} to="/chat" className="btn btn-primary" aria-describedby={finishTextId}>
+              Go to chat
+            </Link>
+          </div>
+        </div>
+      ) : finishTarget === null ? (
         <form
           className="chat-composer"
           onSubmit={(event) => {
@@ -639,10 +674,23 @@ export const ChatScreen = () => (
   <ChatPage channel="chat" title="Chat" subtitle="Talk with your assistant in real time." />
 );
 
-export const OnboardingScreen = () => (
-  <ChatPage
-    channel="onboarding"
-    title="Getting to know you"
-    subtitle="A short conversation so your assistant can help from day one."
-  />
-);
+export function OnboardingScreen() {
+  // Someone who finished onboarding can reread it; new messages belong in the chat.
+  const [finished, setFinished] = useState(false);
+  useEffect(() => {
+    const abort = new AbortController();
+    getMe(abort.signal).then(
+      (me) => setFinished(me.onboarded),
+      () => {},
+    );
+    return () => abort.abort();
+  }, []);
+  return (
+    <ChatPage
+      channel="onboarding"
+      title="Getting to know you"
+      subtitle="A short conversation so your assistant can help from day one."
+      finished={finished}
+    />
+  );
+}

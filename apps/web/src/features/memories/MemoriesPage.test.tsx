@@ -203,13 +203,21 @@ describe('Memories', () => {
     expect(main.getByRole('searchbox', { name: 'Search memories' })).toHaveValue('zebra');
   });
 
-  it('links a memory learned in chat to its message', async () => {
+  it('links a memory learned in chat or in onboarding to its message', async () => {
     const { main } = open('/memories', {
-      [LIST]: page([memory({ key: 'Runs', source: 'chat', source_message_id: 42 }), memory({ key: 'Typed' })]),
+      [LIST]: page([
+        memory({ key: 'Runs', source: 'chat', source_message_id: 42 }),
+        memory({ key: 'Name', source: 'onboarding', source_message_id: 3 }),
+        memory({ key: 'Typed' }),
+      ]),
     });
     expect(await main.findByRole('link', { name: 'Learned from chat' })).toHaveAttribute('href', '/chat?message=42');
+    expect(main.getByRole('link', { name: 'Learned during onboarding' })).toHaveAttribute(
+      'href',
+      '/onboarding?message=3',
+    );
     expect(main.getByRole('cell', { name: 'Runs' })).toBeInTheDocument();
-    expect(main.getAllByRole('link', { name: 'Learned from chat' })).toHaveLength(1);
+    expect(main.getAllByRole('link', { name: /^Learned/ })).toHaveLength(2);
   });
 
   it('shows the load failure in a dismissible banner', async () => {
@@ -241,7 +249,7 @@ describe('Memories', () => {
       expect(dialog.getByLabelText('Data')).toBeRequired();
       expect(dialog.getByLabelText('Type')).toHaveValue('text');
       expect(dialog.getByLabelText('Type')).toHaveAccessibleDescription('A general fact about you.');
-      expect(dialog.getByLabelText('URL')).toHaveAttribute('placeholder', `https://${window.location.host}`);
+      expect(dialog.getByLabelText('URL')).toHaveAttribute('placeholder', window.location.origin);
       expect(dialog.getByLabelText('Frequency')).toHaveAttribute('placeholder', "e.g. 'weekly'");
 
       await userEvent.type(dialog.getByLabelText('Key'), 'Tennis');

@@ -155,7 +155,7 @@ function MemoryFormDialog({
               autoComplete="off"
               spellCheck={false}
               maxLength={MEMORY_URL_MAX}
-              placeholder={`https://${window.location.host}`}
+              placeholder={window.location.origin}
             />
             <Field
               {...form.field('frequency_description')}

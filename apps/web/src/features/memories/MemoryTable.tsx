@@ -38,23 +38,25 @@ export function MemoryTable({ memories, onOpen, onDelete, busy = false }: Memory
 function MemoryRow({ memory, onOpen, onDelete }: { memory: TMemory } & Omit<MemoryTableProps, 'memories'>) {
   const deleted = memory.deleted_at !== null;
   const data = cut(memory.data, DATA_CUT);
-  const learnedFrom = memory.source === 'chat' ? memory.source_message_id : null;
+  // Where the assistant learned it: the message in the chat or in the onboarding interview.
+  const learnedIn = memory.source === 'chat' || memory.source === 'onboarding' ? memory.source : null;
+  const learnedFrom = learnedIn && memory.source_message_id;
   return (
     <tr className={deleted ? 'memory-row is-deleted' : 'memory-row'}>
       {/* Only the key, so that the cell is named by it. */}
       <td className="memory-key">{memory.key}</td>
       <td className="memory-data" data-label="Data">
         <span title={data === memory.data ? undefined : memory.data}>{data}</span>
-        {(memory.deleted_at || learnedFrom !== null) && (
+        {(memory.deleted_at || learnedFrom) && (
           <span className="memory-meta">
             {memory.deleted_at && (
               <span className="badge badge-muted">
                 <time dateTime={memory.deleted_at}>{`Deleted ${formatDate(memory.deleted_at)}`}</time>
               </span>
             )}
-            {learnedFrom !== null && (
-              <Link className="memory-source" to={`/chat?message=${learnedFrom}`}>
-                Learned from chat
+            {learnedFrom && (
+              <Link className="memory-source" to={`/${learnedIn}?message=${learnedFrom}`}>
+                {learnedIn === 'chat' ? 'Learned from chat' : 'Learned during onboarding'}
               </Link>
             )}
           </span>
