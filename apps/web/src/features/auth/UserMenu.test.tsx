@@ -98,8 +98,13 @@ describe('Account menu', () => {
     vi.stubGlobal('location', { ...window.location, assign });
     const { calls } = await openMenu();
     const signOut = mockFetch({ [`DELETE ${ALLAUTH}/auth/session`]: SESSION_ANONYMOUS });
+    // An unsent chat message must not be left for the next person at this browser.
+    window.sessionStorage.setItem('daybook.draft.chat', 'half a thought');
+    window.sessionStorage.setItem('daybook.tour', 'kept');
     await userEvent.click(screen.getByRole('button', { name: 'Sign Out' }));
     await waitFor(() => expect(assign).toHaveBeenCalledWith('/'));
+    expect(window.sessionStorage.getItem('daybook.draft.chat')).toBeNull();
+    expect(window.sessionStorage.getItem('daybook.tour')).toBe('kept');
     const [request] = signOut.calls(`DELETE ${ALLAUTH}/auth/session`);
     expect(request?.headers.get('X-CSRFToken')).toBe('config-token');
     expect(calls(`GET ${ME}`)).toHaveLength(2);

@@ -1,5 +1,5 @@
 import type { TChatMessage } from '@daybook/contracts';
-import { act, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -177,6 +177,27 @@ describe('ChatView', () => {
     socket.receive(message({ author_type: 'human', message_type: 'message', raw_text: 'From my phone' }));
     const mine = log().getAllByRole('article', { name: 'You said' });
     expect(mine.map((m) => m.textContent)).toEqual(['One8:01 AM', 'From my phone9:30 AM']);
+  });
+
+  it('keeps the unsent text across a reload of the page, per conversation, until it is sent', async () => {
+    const first = setup();
+    first.connect();
+    await userEvent.type(first.textbox(), 'Half a thought');
+    cleanup();
+    const again = setup();
+    const socket = again.connect();
+    expect(again.textbox()).toHaveValue('Half a thought');
+    await userEvent.type(again.textbox(), ', finished{Enter}');
+    expect(socket.sent).toMatchObject([{ raw_text: 'Half a thought, finished' }]);
+    cleanup();
+    const later = setup();
+    later.connect();
+    expect(later.textbox()).toHaveValue('');
+    cleanup();
+    window.sessionStorage.setItem('daybook.draft.chat', 'For the chat only');
+    const interview = setup({ path: '/onboarding' });
+    interview.connect();
+    expect(interview.textbox()).toHaveValue('');
   });
 
   it('does not send blank text; Shift+Enter makes a new line', async () => {

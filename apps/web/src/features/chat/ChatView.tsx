@@ -19,6 +19,7 @@ import { BrandMark } from '../../components/BrandMark.tsx';
 import { ErrorBoundary } from '../../components/ErrorBoundary.tsx';
 import { Loading } from '../../components/Loading.tsx';
 import { safeHref } from '../../components/Markdown.tsx';
+import { loadDraft, saveDraft } from '../../lib/drafts.ts';
 import { getMe } from '../auth/api.ts';
 import { type ChatChannel, fetchOlderMessages } from './api.ts';
 import { ChatMessage } from './ChatMessage.tsx';
@@ -127,7 +128,15 @@ export function ChatView({
   const [notice, setNotice] = useState<string | null>(null);
   const [notifications, setNotifications] = useState<Notification[]>([]);
   const [fading, setFading] = useState(false);
-  const [draft, setDraft] = useState('');
+  // Kept across reloads of this tab: an outage or a crash never costs the user what they typed.
+  const [draft, setDraftState] = useState(() => loadDraft(channel));
+  const setDraft = useCallback(
+    (text: string) => {
+      setDraftState(text);
+      saveDraft(channel, text);
+    },
+    [channel],
+  );
   const [loadingOlder, setLoadingOlder] = useState(false);
   const [showJump, setShowJump] = useState(false);
   /** Where onboarding sends the user once its closing message has been read; null before that. */
