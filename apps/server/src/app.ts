@@ -32,6 +32,7 @@ import usersRoutes from './modules/users/users.routes.ts';
 import csrfPlugin from './plugins/csrf.ts';
 import dbPlugin from './plugins/db.ts';
 import errorsPlugin from './plugins/errors.ts';
+import inputPlugin from './plugins/input.ts';
 import securityHeaders from './plugins/security-headers.ts';
 import sessionPlugin from './plugins/session.ts';
 import webApp from './plugins/web-app.ts';
@@ -93,6 +94,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
 
   await app.register(errorsPlugin);
+  await app.register(inputPlugin);
   await app.register(securityHeaders);
   await app.register(cookie);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });

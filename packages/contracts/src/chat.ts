@@ -60,7 +60,15 @@ export const ZStreamEvent = z.object({
 export const ZErrorEvent = z.object({
   message_type: z.literal('error'),
   author_type: z.literal('system'),
-  code: z.enum(['invalid_json', 'invalid_message', 'empty_message', 'message_too_long', 'rate_limited']),
+  code: z.enum([
+    'invalid_json',
+    'invalid_message',
+    'empty_message',
+    'message_too_long',
+    'rate_limited',
+    /** A message to /ws/onboarding/ from a user who finished onboarding; the chat takes it. */
+    'onboarding_finished',
+  ]),
   raw_text: z.string(),
 });
 

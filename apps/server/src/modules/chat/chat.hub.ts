@@ -7,6 +7,8 @@ import type { Channel } from './chat.repo.ts';
 export interface ChatUser {
   id: number;
   learnFromChats: boolean;
+  /** Finished the onboarding interview: its socket then only shows the conversation. */
+  onboarded: boolean;
 }
 
 export interface Subscriber {

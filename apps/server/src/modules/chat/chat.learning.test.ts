@@ -274,7 +274,22 @@ describe('onboarding', () => {
     await c.next((e) => e.message_type === 'history');
     c.say('skip for now');
     expect(await c.next((e) => e.message_type === 'redirect')).toMatchObject({ url: '/chat' });
+    expect((await browser.get('/api/users/me/')).json().onboarded).toBe(true);
+    // Once finished, the interview takes no more messages, on this socket or a new one.
+    c.say('one more thing');
+    expect(await c.next((e) => e.message_type === 'error')).toMatchObject({ code: 'onboarding_finished' });
     c.ws.close();
+    const again = await open(browser, '/ws/onboarding/');
+    await again.next((e) => e.message_type === 'history');
+    again.say('and another');
+    expect(await again.next((e) => e.message_type === 'error')).toMatchObject({
+      code: 'onboarding_finished',
+      raw_text: "You've finished onboarding. Tell Daybook more any time in your chat.",
+    });
+    again.ws.close();
+    const interview = ZChatHistoryPage.parse((await browser.get('/api/chat/messages/?channel=onboarding')).json());
+    expect(interview.results.map((m) => m.raw_text)).not.toContain('one more thing');
+    expect(interview.results.map((m) => m.raw_text)).not.toContain('and another');
   });
 });
 

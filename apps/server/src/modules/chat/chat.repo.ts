@@ -78,8 +78,9 @@ export function createChatRepo(prisma: PrismaClient, query: Query) {
       );
       return { rows: rows.slice(0, limit).reverse(), hasMore: rows.length > limit };
     },
+    /** The first finish counts; a late second one (another tab) keeps that date. */
     markOnboarded: (userId: number, at: Date) =>
-      prisma.user.update({ where: { id: userId }, data: { onboardedAt: at } }),
+      prisma.user.updateMany({ where: { id: userId, onboardedAt: null }, data: { onboardedAt: at } }),
   };
 }
 

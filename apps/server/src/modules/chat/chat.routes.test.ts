@@ -192,17 +192,22 @@ describe('a turn', () => {
     const first = await connect(browser);
     await first.next(type('history'));
     first.send({ ...say('did this arrive?'), client_id: 'c-1' });
+    const stored = await first.next(type('message'));
     await first.next(type('markdown'));
     first.ws.close();
-    // The client never saw the echo (say the connection dropped) and resends after reconnecting.
+    // The client never saw the echo (say the connection dropped) and resends after reconnecting:
+    // it gets the echo of the stored message, and no second reply.
     const second = await connect(browser);
     await second.next(type('history'));
     second.send({ ...say('did this arrive?'), client_id: 'c-1' });
+    expect(await second.next(type('message'))).toEqual(stored);
     second.send({ ...say('did this arrive?'), client_id: 'c-2' });
-    await second.next((e) => e.message_type === 'message' && e.raw_text === 'did this arrive?');
+    const repeated = await second.next(type('message'));
+    expect(repeated).toMatchObject({ raw_text: 'did this arrive?' });
+    expect(repeated).not.toMatchObject({ message_id: (stored as { message_id: number }).message_id });
     await second.next(type('markdown'));
     await new Promise((r) => setTimeout(r, 150));
-    expect(second.events.filter((e) => e.message_type === 'message')).toEqual([]);
+    expect(second.events.filter((e) => e.message_type === 'message' || e.message_type === 'markdown')).toEqual([]);
     const history = ZChatHistoryPage.parse((await browser.get('/api/chat/messages/')).json());
     // The same text with a new client_id is a new message: people do repeat themselves.
     expect(history.results.filter((m) => m.author_type === 'human').map((m) => m.raw_text)).toEqual([
@@ -268,6 +273,10 @@ describe('a turn', () => {
     expect(await c.next(type('error'))).toMatchObject({ code: 'invalid_message' });
     c.send(say('   '));
     expect(await c.next(type('error'))).toMatchObject({ code: 'empty_message' });
+    c.send(say('\u0000'));
+    expect(await c.next(type('error'))).toMatchObject({ code: 'empty_message' });
+    c.send(say('tea\u0000 time'));
+    expect(await c.next(type('message'))).toMatchObject({ raw_text: 'tea time' });
     c.send(say('x'.repeat(8001)));
     expect(await c.next(type('error'))).toMatchObject({ code: 'message_too_long' });
     c.send(say('x'.repeat(8000)));

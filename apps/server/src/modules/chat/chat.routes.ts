@@ -43,7 +43,7 @@ export default async function chatRoutes(
       socket.close(CLOSE_CODES.tryAgainLater, 'Server busy');
       return;
     }
-    const chatUser = { id: user.id, learnFromChats: user.learnFromChats };
+    const chatUser = { id: user.id, learnFromChats: user.learnFromChats, onboarded: user.onboardedAt !== null };
     const recent: number[] = [];
     let remove = () => {};
     // Joined before history is read: a message published meanwhile arrives twice at most, never

@@ -1,9 +1,11 @@
 // A conversation turn: validate and store the human message, echo it to every tab, stream the
 // assistant's reply, and learn from the message on the side without delaying the reply.
+
 import { randomUUID } from 'node:crypto';
 import { CHAT_TEXT_MAX, type TChatMessage, type TServerEvent, ZClientMessage } from '@daybook/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
+import { withoutNul } from '../../plugins/input.ts';
 import { describeChanges, type LearningService } from '../assistant/learning.service.ts';
 import type { Llm } from '../assistant/llm.ts';
 import { buildPrompt, MEMORY_SELECTION, ONBOARDING_DONE, timeZoneOf } from '../assistant/prompt.ts';
@@ -12,6 +14,7 @@ import type { ChatHub, ChatUser } from './chat.hub.ts';
 import type { Channel, ChatMessageRow, ChatRepo } from './chat.repo.ts';
 
 export const UNAVAILABLE = 'The assistant is unavailable right now, please try again';
+export const ONBOARDING_FINISHED = "You've finished onboarding. Tell Daybook more any time in your chat.";
 export const NOT_CONFIGURED =
   'No assistant model is configured yet. Whoever runs this Daybook can set LLM_MODEL (plus LLM_BASE_URL and LLM_API_KEY for their provider, e.g. OpenAI or a local Ollama) and restart it. Your messages are saved.';
 
@@ -54,18 +57,19 @@ export function createChatService(deps: {
     return work;
   };
 
-  // Client ids of recently stored messages, per user: a message resent after a reconnect (its echo
-  // never arrived) is stored once. Bounded per user; a restart forgets them, and by then the first
+  // Client ids of recent messages, per user, with the stored message (null while it is being
+  // stored): a message resent after a reconnect (its echo never arrived) is stored once, and the
+  // resending tab gets the echo. Bounded per user; a restart forgets them, and by then the first
   // copy is either stored (and in the history the client matches against) or lost.
-  const recentClientIds = new Map<number, Set<string>>();
-  const firstSight = (userId: number, clientId: string | undefined) => {
-    if (clientId === undefined) return true;
-    const seen = recentClientIds.get(userId) ?? new Set<string>();
+  const recentClientIds = new Map<number, Map<string, TChatMessage | null>>();
+  const clientIdsOf = (userId: number) => {
+    const seen = recentClientIds.get(userId) ?? new Map<string, TChatMessage | null>();
     recentClientIds.set(userId, seen);
-    if (seen.has(clientId)) return false;
-    seen.add(clientId);
-    if (seen.size > RECENT_CLIENT_IDS) seen.delete(seen.values().next().value as string);
-    return true;
+    return seen;
+  };
+  const remember = (seen: Map<string, TChatMessage | null>, clientId: string, message: TChatMessage | null) => {
+    seen.set(clientId, message);
+    if (seen.size > RECENT_CLIENT_IDS) seen.delete(seen.keys().next().value as string);
   };
 
   const refuse = (code: Extract<TServerEvent, { message_type: 'error' }>['code'], text: string): TServerEvent => ({
@@ -90,6 +94,7 @@ export function createChatService(deps: {
 
   async function finishOnboarding(userId: number) {
     await repo.markOnboarded(userId, clock.now());
+    hub.updateUser(userId, { onboarded: true });
     hub.publish(userId, 'onboarding', {
       author_type: 'system',
       message_type: 'redirect',
@@ -245,14 +250,31 @@ export function createChatService(deps: {
       }
       const parsed = ZClientMessage.safeParse(body);
       if (!parsed.success) return refuse('invalid_message', 'That message could not be read (unknown message type).');
-      const text = parsed.data.raw_text.trim();
+      // PostgreSQL text cannot hold NUL characters (see plugins/input.ts).
+      const text = withoutNul(parsed.data.raw_text).trim();
       if (!text) return refuse('empty_message', 'Type a message before sending.');
       if (text.length > CHAT_TEXT_MAX)
         return refuse('message_too_long', `Messages can be at most ${CHAT_TEXT_MAX.toLocaleString('en')} characters.`);
 
-      if (!firstSight(user.id, parsed.data.client_id)) return null;
+      if (channel === 'onboarding' && user.onboarded) return refuse('onboarding_finished', ONBOARDING_FINISHED);
+      const clientId = parsed.data.client_id;
+      const seen = clientIdsOf(user.id);
+      if (clientId !== undefined) {
+        // Already stored: echo it again to this tab. Still being stored: its echo is on the way.
+        if (seen.has(clientId)) return seen.get(clientId) ?? null;
+        remember(seen, clientId, null);
+      }
       // Stored before anything else happens: whatever fails later, the message is kept.
-      const { human, context } = await startTurn(user, channel, text);
+      let turn: Awaited<ReturnType<typeof startTurn>>;
+      try {
+        turn = await startTurn(user, channel, text);
+      } catch (err) {
+        // Not stored: a resend must be taken.
+        if (clientId !== undefined) seen.delete(clientId);
+        throw err;
+      }
+      const { human, context } = turn;
+      if (clientId !== undefined) remember(seen, clientId, presentMessage(human));
       if (channel === 'onboarding' && STOP_WORDS.test(text)) {
         const learning = track(learn(user, channel, human.id, text));
         await say(user.id, channel, 'assistant', 'markdown', 'No problem. You can tell me more any time in the chat.');

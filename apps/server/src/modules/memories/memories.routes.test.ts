@@ -102,6 +102,15 @@ describe('create, read, update', () => {
     expect((await browser.post(M, { key: 'max', data: 'd'.repeat(10_000) })).statusCode).toBe(201);
   });
 
+  it('drops NUL characters, which the database cannot store, instead of failing', async () => {
+    const { browser } = await signedInUser(t);
+    const res = await browser.post(M, { key: 'ca\u0000fe', data: 'Flat\u0000 white' });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ key: 'cafe', data: 'Flat white' });
+    const search = await browser.get(`${M}?search=${encodeURIComponent('fla\u0000t')}`);
+    expect(search.statusCode).toBe(200);
+  });
+
   it('keeps keys unique among active memories, but a deleted key can be used again', async () => {
     const { browser } = await signedInUser(t);
     const first = (await browser.post(M, { key: 'dog', data: 'Rex' })).json();

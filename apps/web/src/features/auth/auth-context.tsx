@@ -1,5 +1,6 @@
 // Who is signed in. The session check runs once at start; accounts screens call refresh().
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { claimDrafts } from '../../lib/drafts.ts';
 import { getSession } from './allauth.ts';
 
 export interface SessionUser {
@@ -46,6 +47,8 @@ export function AuthProvider({
   const [state, setState] = useState<AuthState>({ status: 'loading', user: null });
   const refresh = useCallback(async () => {
     const next = await loadSession();
+    // Before anything renders for this session: another user's unsent text must not show.
+    claimDrafts(next.status === 'authenticated' ? next.user.id : null);
     setState(next);
     return next;
   }, [loadSession]);
