@@ -176,6 +176,7 @@ describe.each(engines)('migrations on %s', (_name, open) => {
     await memory('from chat', 'chat', chat);
     await memory('typed in', 'user', null);
     await cp(held, path.join(dir, SOURCE_MIGRATION), { recursive: true });
+    await rm(held, { recursive: true });
     expect((await db.migrate()).applied).toEqual([SOURCE_MIGRATION]);
     const sources = await db.prisma.memory.findMany({ select: { key: true, source: true }, orderBy: { id: 'asc' } });
     expect(sources).toEqual([

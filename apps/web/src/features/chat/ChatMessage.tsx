@@ -47,7 +47,8 @@ export function CollapsibleMarkdown({ text, streaming = false }: { text: string;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the text changes the height to measure
   useLayoutEffect(() => {
     const body = bodyRef.current;
-    if (!body) return;
+    // While streaming it never collapses: no layout reads for every piece.
+    if (!body || streaming) return;
     const measure = () => {
       // No layout (e.g. a test DOM): keep the estimate.
       if (!body.scrollHeight) return;
@@ -60,7 +61,7 @@ export function CollapsibleMarkdown({ text, streaming = false }: { text: string;
     const observer = new ResizeObserver(measure);
     observer.observe(body);
     return () => observer.disconnect();
-  }, [text]);
+  }, [text, streaming]);
 
   // Links and code blocks in the clipped part stay in the tab order: reaching one opens the answer,
   // so what has focus is always visible.

@@ -123,7 +123,7 @@ describe('ChatView', () => {
     expect(within(assistant).getByText('12:05 AM')).toBeInTheDocument();
   });
 
-  it('disables the textarea and Send until connected', () => {
+  it('disables the textarea and Send until connected and the history is in', () => {
     const { textbox, sendButton, latest } = setup();
     expect(textbox()).toBeDisabled();
     expect(sendButton()).toBeDisabled();
@@ -131,6 +131,9 @@ describe('ChatView', () => {
     expect(textbox()).toHaveAttribute('placeholder', 'Type your message...');
     expect(screen.getByText('Connecting...')).toBeInTheDocument();
     latest().open();
+    expect(screen.getByText('Connected')).toBeInTheDocument();
+    expect(textbox()).toBeDisabled();
+    latest().receive(history([]));
     expect(textbox()).toBeEnabled();
     expect(sendButton()).toBeEnabled();
   });
@@ -431,6 +434,7 @@ describe('ChatView', () => {
     sockets[2]?.open();
     expect(screen.queryByText(/You are disconnected\./)).not.toBeInTheDocument();
     expect(pill()).toHaveTextContent('Connected');
+    sockets[2]?.receive(history([]));
     expect(textbox()).toBeEnabled();
     // Attempts were reset by the open.
     sockets[2]?.serverClose(1011);
@@ -607,6 +611,16 @@ describe('ChatView', () => {
     ]);
     expect(log().getByText('Message 4').closest('.chat-row')).toHaveClass('is-highlighted');
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('stops looking when earlier pages bring nothing older', async () => {
+    const network = mockFetch({ 'GET /api/chat/messages/': reply(200, { results: [], has_more: true }) });
+    const { connect } = setup({ path: '/chat?message=3' });
+    connect([message({ message_id: 10, raw_text: 'Newest' })], true);
+    expect(
+      await screen.findByText('The message you followed a link to is not in this conversation.'),
+    ).toBeInTheDocument();
+    expect(network.calls('GET /api/chat/messages/')).toHaveLength(1);
   });
 
   it('says so when the linked message is not in this conversation', async () => {
@@ -826,11 +840,30 @@ describe('ChatView', () => {
     expect(log().getByRole('article', { name: 'Assistant said' })).toHaveTextContent('What should I call you?');
     expect(screen.queryByRole('textbox', { name: 'Message' })).not.toBeInTheDocument();
     expect(screen.getByText(/You've finished onboarding\./)).toBeInTheDocument();
-    await userEvent.click(screen.getByRole('link', { name: 'Skip to message box' }));
+    expect(screen.queryByRole('link', { name: 'Skip to message box' })).not.toBeInTheDocument();
     const toChat = screen.getByRole('link', { name: 'Go to chat' });
     expect(toChat).toHaveFocus();
     await userEvent.click(toChat);
     expect(router.state.location.pathname).toBe('/chat');
+  });
+
+  it('carries a message refused because onboarding finished elsewhere to the chat box', async () => {
+    const { connect, textbox, log } = setup({ path: '/onboarding' });
+    const socket = connect([message({ message_id: 1, raw_text: 'What should I call you?' })]);
+    await userEvent.type(textbox(), 'Also, I love jazz{Enter}');
+    socket.receive({
+      message_type: 'error',
+      author_type: 'system',
+      code: 'onboarding_finished',
+      raw_text: "You've finished onboarding. Tell Daybook more any time in your chat.",
+    });
+    expect(log().queryByRole('article', { name: 'You said' })).not.toBeInTheDocument();
+    expect(
+      screen.getByText("Onboarding is finished, so your message is waiting in the chat's message box."),
+    ).toBeInTheDocument();
+    expect(screen.queryByRole('textbox', { name: 'Message' })).not.toBeInTheDocument();
+    expect(window.sessionStorage.getItem('daybook.draft.chat')).toBe('Also, I love jazz');
+    expect(typing()).not.toBeInTheDocument();
   });
 
   it('goes to the chat at once from "Go to chat now", and only once', async () => {
@@ -903,7 +936,10 @@ describe('the chat routes', () => {
       await screen.findByRole('heading', { level: 1, name: 'Getting to know you' }, { timeout: 10_000 }),
     ).toBeInTheDocument();
     await waitFor(() => expect(sockets[1]?.url).toMatch(/\/ws\/onboarding\/$/));
-    act(() => sockets[1]?.open());
+    act(() => {
+      sockets[1]?.open();
+      sockets[1]?.receive(history([]));
+    });
     await waitFor(() => expect(screen.getByRole('textbox', { name: 'Message' })).toBeEnabled());
   });
 });

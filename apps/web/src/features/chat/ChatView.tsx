@@ -40,11 +40,14 @@ export const NOTIFICATION_FADE_MS = 500;
 /** After onboarding's closing message, the chat waits this long before going on, so it can be read. */
 export const ONBOARDING_REDIRECT_MS = 2_500;
 export const ONBOARDING_DONE = "You're all set! Taking you to your chat...";
+export const CARRIED_TO_CHAT = "Onboarding is finished, so your message is waiting in the chat's message box.";
 export const ONBOARDING_FINISHED = "You've finished onboarding. Tell Daybook more any time in your chat.";
 /** The character counter shows from here on. */
 const COUNTER_FROM = CHAT_TEXT_MAX - 1_000;
 /** Within this distance of the end the list counts as scrolled to the bottom. */
 const BOTTOM_SLACK_PX = 64;
+/** How many pages of older history a followed message link loads at most, looking for its message. */
+const HIGHLIGHT_MAX_PAGES = 40;
 /** Within this distance of the top older history loads. */
 const TOP_SLACK_PX = 48;
 
@@ -58,8 +61,11 @@ export interface ChatViewProps {
   channel: ChatChannel;
   title: string;
   subtitle: string;
-  /** Onboarding that the user already finished: its conversation can be read, and the chat is where to go on. */
-  finished?: boolean;
+  /**
+   * Onboarding that the user already finished: its conversation can be read, and the chat is where
+   * to go on. Null while not yet known (the message box waits).
+   */
+  finished?: boolean | null;
   /** Test seams: the WebSocket class and the timers. */
   WebSocketImpl?: SocketConstructor;
   timers?: Timers;
@@ -92,13 +98,13 @@ export function useCountdown(at: number | null, timers: Timers): number | null {
   return at === null ? null : Math.max(1, Math.ceil((at - timers.now()) / 1000));
 }
 
-/** True for a device whose main pointer is precise (mouse, trackpad): focusing a field there opens no keyboard. */
 /** A random id for a message we send (crypto.randomUUID is missing on plain-http pages other than localhost). */
 function newClientId() {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+/** True for a device whose main pointer is precise (mouse, trackpad): focusing a field there opens no keyboard. */
 const hasFinePointer = () => typeof window.matchMedia === 'function' && window.matchMedia('(pointer: fine)').matches;
 
 function closeHint(code: number | null) {
@@ -118,7 +124,8 @@ export function ChatView({
   const navigate = useNavigate();
   const [searchParams] = useSearchParams();
   const dmid = channel === 'chat' ? searchParams.get('dmid') : null;
-  const highlightId = Number(searchParams.get('message')) || null;
+  const linked = Number(searchParams.get('message'));
+  const highlightId = Number.isSafeInteger(linked) && linked > 0 ? linked : null;
   const url = useMemo(() => socketUrl(channel === 'chat' ? '/ws/chat/' : '/ws/onboarding/', { dmid }), [channel, dmid]);
 
   const [state, dispatch] = useReducer(chatReducer, initialChatState);
@@ -195,6 +202,20 @@ export function ChatView({
     go(target);
   }, [go]);
 
+  // Onboarding finished in another tab (the server refused a message here): what was still being
+  // sent goes to the chat's message box, where it belongs, instead of being lost.
+  const [closedHere, setClosedHere] = useState(false);
+  const finishedElsewhere = (text: string) => {
+    const unsent = stateRef.current.items.filter(isPending);
+    for (const item of unsent) dispatch({ type: 'unsend', key: item.key });
+    if (unsent.length) {
+      const carried = [loadDraft('chat'), ...unsent.map((item) => item.raw_text)].filter(Boolean).join('\n\n');
+      saveDraft('chat', carried);
+    }
+    setClosedHere(true);
+    setNotice(unsent.length ? CARRIED_TO_CHAT : text);
+  };
+
   const followRef = useRef(true);
   /** Set by each history: the effect below then resends what the server did not get. */
   const resendPending = useRef(false);
@@ -202,6 +223,7 @@ export function ChatView({
     switch (event.message_type) {
       case 'history':
         dispatch({ type: 'history', messages: event.messages, hasMore: event.has_more });
+        setHistoryReady(true);
         resendPending.current = true;
         return;
       case 'stream':
@@ -209,8 +231,12 @@ export function ChatView({
         setAwaitingReply(false);
         return;
       case 'error':
-        setNotice(event.raw_text);
         setAwaitingReply(false);
+        if (event.code === 'onboarding_finished') {
+          finishedElsewhere(event.raw_text);
+          return;
+        }
+        setNotice(event.raw_text);
         return;
       case 'task_notification':
       case 'task_notification_final':
@@ -246,6 +272,14 @@ export function ChatView({
     timers,
   });
   const connected = socket.status === 'connected';
+  // Messages go out once this connection's history is in: what was pending before is then known
+  // (the resend below), and nothing typed meanwhile is mistaken for it.
+  const [historyReady, setHistoryReady] = useState(false);
+  useEffect(() => {
+    if (!connected) setHistoryReady(false);
+  }, [connected]);
+  const done = finished === true || closedHere;
+  const canSend = connected && historyReady && finished !== null && !done;
 
   // A new connection's history shows which of our messages the server never got (the old socket
   // dropped before it arrived): send those again. Their client_id keeps the server from storing twice.
@@ -350,6 +384,7 @@ export function ChatView({
   // ?message=<id> (from a memory's "learned from" link) brings that message into view, loading
   // earlier pages until it is there; a message that is not in this conversation is said so.
   const highlightedOnce = useRef(false);
+  const highlightSearch = useRef<{ oldest: number | null; pages: number }>({ oldest: null, pages: 0 });
   const olderFailed = notice === OLDER_FAILED;
   useEffect(() => {
     if (highlightId === null || highlightedOnce.current || !state.loaded || loadingOlder || olderFailed) return;
@@ -361,7 +396,11 @@ export function ChatView({
       return;
     }
     const oldest = oldestId(state);
-    if (state.hasMore && oldest !== null && highlightId < oldest) {
+    // Each page must reach further back, and the search stops somewhere (2,000 messages).
+    const searched = highlightSearch.current;
+    const progressing = oldest !== searched.oldest && searched.pages < HIGHLIGHT_MAX_PAGES;
+    if (state.hasMore && oldest !== null && highlightId < oldest && progressing) {
+      highlightSearch.current = { oldest, pages: searched.pages + 1 };
       void loadOlder();
       return;
     }
@@ -378,12 +417,19 @@ export function ChatView({
   // Phones (no fine pointer) are left alone: focusing would pop up the keyboard over the history.
   const autoFocused = useRef(false);
   useEffect(() => {
-    if (!connected || autoFocused.current) return;
+    if (!canSend || autoFocused.current) return;
     autoFocused.current = true;
     const active = document.activeElement;
     if (active && active !== document.body) return;
     if (hasFinePointer()) textareaRef.current?.focus({ preventScroll: true });
-  }, [connected]);
+  }, [canSend]);
+
+  // Finished onboarding puts the chat link where the message box was; focus that was there follows.
+  useEffect(() => {
+    if (!done) return;
+    const active = document.activeElement;
+    if (!active || active === document.body) chatLinkRef.current?.focus({ preventScroll: true });
+  }, [done]);
 
   // The message box makes way for the end-of-onboarding notice; focus that was in it goes to its button.
   useEffect(() => {
@@ -403,7 +449,7 @@ export function ChatView({
   const localKeys = useRef(0);
   const submit = () => {
     const text = draft.trim();
-    if (!text || !connected || finishTarget !== null || finished) return;
+    if (!text || !canSend || finishTarget !== null) return;
     if (text.length > CHAT_TEXT_MAX) {
       setNotice(TOO_LONG);
       return;
@@ -474,9 +520,11 @@ export function ChatView({
 
   return (
     <div className="chat-page">
-      <a className="skip-link chat-skip-link" href={`#${textareaId}`} onClick={skipToComposer}>
-        Skip to message box
-      </a>
+      {!done && (
+        <a className="skip-link chat-skip-link" href={`#${textareaId}`} onClick={skipToComposer}>
+          Skip to message box
+        </a>
+      )}
       <header className="chat-header">
         <div className="chat-header-inner">
           <div>
@@ -583,7 +631,7 @@ export function ChatView({
         )}
       </div>
 
-      {finished && finishTarget === null ? (
+      {done && finishTarget === null ? (
         <div className="chat-composer chat-finish">
           <div className="chat-composer-inner chat-finish-inner">
             <p id={finishTextId} className="chat-finish-text">
@@ -613,16 +661,20 @@ export function ChatView({
               rows={3}
               placeholder="Type your message..."
               value={draft}
-              disabled={!connected}
+              disabled={!canSend}
               aria-describedby={showCounter ? counterId : undefined}
               aria-invalid={tooLong || undefined}
               onChange={(event) => setDraft(event.target.value)}
               onKeyDown={onKeyDown}
             />
-            <button type="submit" className="btn btn-primary chat-send" disabled={!connected}>
+            <button type="submit" className="btn btn-primary chat-send" disabled={!canSend}>
               Send
             </button>
           </div>
+          {/* Announced when it happens (a paste can overshoot); the counter itself only describes the box. */}
+          <p className="visually-hidden" aria-live="polite">
+            {tooLong ? TOO_LONG : ''}
+          </p>
           {showCounter && (
             <p id={counterId} className={`chat-counter${draft.length >= CHAT_TEXT_MAX ? ' is-full' : ''}`}>
               {tooLong && `${TOO_LONG} `}
@@ -684,13 +736,14 @@ export const ChatScreen = () => (
 );
 
 export function OnboardingScreen() {
-  // Someone who finished onboarding can reread it; new messages belong in the chat.
-  const [finished, setFinished] = useState(false);
+  // Someone who finished onboarding can reread it; new messages belong in the chat. Unknown, the
+  // message box waits; if asking fails, the server still refuses a message and says so.
+  const [finished, setFinished] = useState<boolean | null>(null);
   useEffect(() => {
     const abort = new AbortController();
     getMe(abort.signal).then(
       (me) => setFinished(me.onboarded),
-      () => {},
+      () => setFinished((known) => known ?? false),
     );
     return () => abort.abort();
   }, []);
