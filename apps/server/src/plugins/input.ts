@@ -3,13 +3,14 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
-const NUL = /\u0000/g;
+const NUL = '\u0000';
 
-/** `value` with NUL characters removed from every string in it (the same object when there are none). */
+/** `value` (parsed JSON or form fields) with NUL characters removed from every string in it. */
 export function withoutNul<T>(value: T): T {
-  if (typeof value === 'string') return (value.includes('\u0000') ? value.replace(NUL, '') : value) as T;
+  if (typeof value === 'string') return (value.includes(NUL) ? value.replaceAll(NUL, '') : value) as T;
   if (Array.isArray(value)) return value.map(withoutNul) as T;
-  if (value && typeof value === 'object') {
+  // A Buffer or other raw body is left as it is.
+  if (value && typeof value === 'object' && !ArrayBuffer.isView(value)) {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) out[withoutNul(key)] = withoutNul(item);
     return out as T;

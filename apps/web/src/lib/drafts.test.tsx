@@ -3,6 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { AuthProvider, type AuthState, useAuth } from '../features/auth/auth-context.tsx';
 import { claimDrafts, clearDrafts, loadDraft, saveDraft } from './drafts.ts';
 
+/** Records the draft each session state would render with. */
+function Probe({ seen }: { seen: string[] }) {
+  const { state } = useAuth();
+  if (state.status !== 'loading') seen.push(`${state.status}:${loadDraft('chat')}`);
+  return <p>{state.status}</p>;
+}
+
 describe('drafts', () => {
   it('keeps a draft per name and forgets an emptied one', () => {
     saveDraft('chat', 'Half a thought');
@@ -34,15 +41,10 @@ describe('drafts', () => {
     claimDrafts(1);
     saveDraft('chat', 'from user 1');
     const seen: string[] = [];
-    function Probe() {
-      const { state } = useAuth();
-      if (state.status !== 'loading') seen.push(`${state.status}:${loadDraft('chat')}`);
-      return <p>{state.status}</p>;
-    }
     const other: AuthState = { status: 'authenticated', user: { id: 2, email: 'two@example.com' } };
     render(
       <AuthProvider loadSession={async () => other}>
-        <Probe />
+        <Probe seen={seen} />
       </AuthProvider>,
     );
     await screen.findByText('authenticated');

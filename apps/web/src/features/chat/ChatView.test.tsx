@@ -396,7 +396,8 @@ describe('ChatView', () => {
     expect(textbox()).toHaveValue(`${'x'.repeat(7_600)}${'y'.repeat(500)}`);
     expect(textbox()).toHaveAttribute('aria-invalid', 'true');
     expect(textbox()).toHaveAccessibleDescription('Messages can be at most 8,000 characters. 8,100 / 8,000');
-    await userEvent.click(sendButton());
+    expect(sendButton()).toBeDisabled();
+    await userEvent.type(textbox(), '{Enter}');
     expect(socket.sent).toEqual([]);
     expect(textbox()).toHaveValue(`${'x'.repeat(7_600)}${'y'.repeat(500)}`);
   });

@@ -667,7 +667,7 @@ export function ChatView({
               onChange={(event) => setDraft(event.target.value)}
               onKeyDown={onKeyDown}
             />
-            <button type="submit" className="btn btn-primary chat-send" disabled={!canSend}>
+            <button type="submit" className="btn btn-primary chat-send" disabled={!canSend || tooLong}>
               Send
             </button>
           </div>
@@ -678,7 +678,9 @@ export function ChatView({
           {showCounter && (
             <p id={counterId} className={`chat-counter${draft.length >= CHAT_TEXT_MAX ? ' is-full' : ''}`}>
               {tooLong && `${TOO_LONG} `}
-              {draft.length.toLocaleString('en-US')} / {CHAT_TEXT_MAX.toLocaleString('en-US')}
+              <span className="chat-counter-count">
+                {draft.length.toLocaleString('en-US')} / {CHAT_TEXT_MAX.toLocaleString('en-US')}
+              </span>
             </p>
           )}
         </form>
