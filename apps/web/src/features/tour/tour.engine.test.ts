@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fakeTimers } from '../../test/socket.ts';
 import { COLLAPSE_LINES, estimateLines } from '../chat/ChatMessage.tsx';
 import {
   CONTINUE_DELAY_MS,
@@ -8,44 +9,12 @@ import {
   MIN_HUMAN_PAUSE_MS,
   SENTENCE_PAUSE_MS,
   SPACE_PAUSE_MS,
-  type TourClock,
   type TourState,
   TYPING_MAX_MS,
   TYPING_MIN_MS,
   typingDelays,
 } from './tour.engine.ts';
 import { TOUR_SCRIPT, type TourMessage, type TourStage } from './tour.script.ts';
-
-/** A clock that only moves when told to. */
-function fakeClock() {
-  let now = 0;
-  let next = 0;
-  const pending = new Map<number, { at: number; callback: () => void }>();
-  const clock: TourClock & { advance(ms: number): void; pending(): number } = {
-    now: () => now,
-    setTimeout(callback, ms) {
-      const handle = ++next;
-      pending.set(handle, { at: now + ms, callback });
-      return handle;
-    },
-    clearTimeout(handle) {
-      pending.delete(handle as number);
-    },
-    pending: () => pending.size,
-    advance(ms) {
-      const until = now + ms;
-      for (;;) {
-        const due = [...pending.entries()].filter(([, t]) => t.at <= until).sort((a, b) => a[1].at - b[1].at)[0];
-        if (!due) break;
-        pending.delete(due[0]);
-        now = due[1].at;
-        due[1].callback();
-      }
-      now = until;
-    },
-  };
-  return clock;
-}
 
 const human = (text: string, pauseMs?: number): TourMessage => ({
   author: 'human',
@@ -72,7 +41,8 @@ function setup(
   script: TourStage[],
   options: { random?: () => number; reducedMotion?: boolean; timeScale?: number } = {},
 ) {
-  const clock = fakeClock();
+  // A clock that only moves when told to, from 0.
+  const clock = fakeTimers(0);
   const engine = createTourEngine({ script, clock, random: options.random ?? (() => 0), ...options });
   const states: Array<{ at: number; state: TourState }> = [];
   engine.subscribe((state) => states.push({ at: clock.now(), state }));
@@ -222,7 +192,7 @@ describe('the tour engine', () => {
     expect(state().continueEnabled).toBe(true);
     expect(engine.advance()).toBe(false);
     expect(state().stageIndex).toBe(0);
-    expect(clock.pending()).toBe(0);
+    expect(clock.delays().length).toBe(0);
   });
 
   it('with reduced motion shows whole human messages at once, still in order', () => {
@@ -252,10 +222,10 @@ describe('the tour engine', () => {
   it('stops its timer on dispose and restarts cleanly on start', () => {
     const { clock, engine, state } = setup([stage('welcome', [assistant('Hello')])]);
     engine.dispose();
-    expect(clock.pending()).toBe(0);
+    expect(clock.delays().length).toBe(0);
     engine.start();
     expect(state().messages).toHaveLength(0);
-    expect(clock.pending()).toBe(1);
+    expect(clock.delays().length).toBe(1);
   });
 
   it('plays the real script through all four stages', () => {
