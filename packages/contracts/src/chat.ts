@@ -5,6 +5,10 @@ import { z } from 'zod';
 export const CHAT_TEXT_MAX = 8000;
 export const CHAT_HISTORY_SIZE = 50;
 
+/** Texts the server sends and the web client shows on its own, kept the same here. */
+export const CHAT_TOO_LONG = `Messages can be at most ${CHAT_TEXT_MAX.toLocaleString('en-US')} characters.`;
+export const ONBOARDING_FINISHED = "You've finished onboarding. Tell Daybook more any time in your chat.";
+
 /** WebSocket close codes the client's reconnect policy keys on. */
 export const CLOSE_CODES = { normal: 1000, policyViolation: 1008, tryAgainLater: 1013 } as const;
 

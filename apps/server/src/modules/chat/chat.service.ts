@@ -2,10 +2,17 @@
 // assistant's reply, and learn from the message on the side without delaying the reply.
 
 import { randomUUID } from 'node:crypto';
-import { CHAT_TEXT_MAX, type TChatMessage, type TServerEvent, ZClientMessage } from '@daybook/contracts';
+import {
+  CHAT_TEXT_MAX,
+  CHAT_TOO_LONG,
+  ONBOARDING_FINISHED,
+  type TChatMessage,
+  type TServerEvent,
+  ZClientMessage,
+} from '@daybook/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
-import { withoutNul } from '../../plugins/input.ts';
+import { withoutNul } from '../../lib/text.ts';
 import { describeChanges, type LearningService } from '../assistant/learning.service.ts';
 import type { Llm } from '../assistant/llm.ts';
 import { buildPrompt, MEMORY_SELECTION, ONBOARDING_DONE, timeZoneOf } from '../assistant/prompt.ts';
@@ -14,7 +21,6 @@ import type { ChatHub, ChatUser } from './chat.hub.ts';
 import type { Channel, ChatMessageRow, ChatRepo } from './chat.repo.ts';
 
 export const UNAVAILABLE = 'The assistant is unavailable right now, please try again';
-export const ONBOARDING_FINISHED = "You've finished onboarding. Tell Daybook more any time in your chat.";
 export const NOT_CONFIGURED =
   'No assistant model is configured yet. Whoever runs this Daybook can set LLM_MODEL (plus LLM_BASE_URL and LLM_API_KEY for their provider, e.g. OpenAI or a local Ollama) and restart it. Your messages are saved.';
 
@@ -92,7 +98,8 @@ export function createChatService(deps: {
     return row;
   }
 
-  async function finishOnboarding(userId: number) {
+  /** Ends the interview; once the last answer has been learned from, the chat gets its welcome. */
+  async function finishOnboarding(userId: number, learning: Promise<unknown>) {
     await repo.markOnboarded(userId, clock.now());
     hub.updateUser(userId, { onboarded: true });
     hub.publish(userId, 'onboarding', {
@@ -103,6 +110,7 @@ export function createChatService(deps: {
       timestamp: clock.now().toISOString(),
       url: '/chat',
     });
+    void track(learning.then(() => welcome(userId)).catch((err) => log.warn({ err }, 'welcome message failed')));
   }
 
   /**
@@ -253,33 +261,27 @@ export function createChatService(deps: {
       // PostgreSQL text cannot hold NUL characters (see plugins/input.ts).
       const text = withoutNul(parsed.data.raw_text).trim();
       if (!text) return refuse('empty_message', 'Type a message before sending.');
-      if (text.length > CHAT_TEXT_MAX)
-        return refuse('message_too_long', `Messages can be at most ${CHAT_TEXT_MAX.toLocaleString('en')} characters.`);
+      if (text.length > CHAT_TEXT_MAX) return refuse('message_too_long', CHAT_TOO_LONG);
 
       if (channel === 'onboarding' && user.onboarded) return refuse('onboarding_finished', ONBOARDING_FINISHED);
       const clientId = parsed.data.client_id;
-      const seen = clientIdsOf(user.id);
-      if (clientId !== undefined) {
+      const seen = clientId === undefined ? null : clientIdsOf(user.id);
+      if (seen && clientId !== undefined) {
         // Already stored: echo it again to this tab. Still being stored: its echo is on the way.
         if (seen.has(clientId)) return seen.get(clientId) ?? null;
         remember(seen, clientId, null);
       }
       // Stored before anything else happens: whatever fails later, the message is kept.
-      let turn: Awaited<ReturnType<typeof startTurn>>;
-      try {
-        turn = await startTurn(user, channel, text);
-      } catch (err) {
+      const { human, context } = await startTurn(user, channel, text).catch((err: unknown) => {
         // Not stored: a resend must be taken.
-        if (clientId !== undefined) seen.delete(clientId);
+        if (clientId !== undefined) seen?.delete(clientId);
         throw err;
-      }
-      const { human, context } = turn;
-      if (clientId !== undefined) remember(seen, clientId, presentMessage(human));
+      });
+      if (seen && clientId !== undefined) remember(seen, clientId, presentMessage(human));
       if (channel === 'onboarding' && STOP_WORDS.test(text)) {
         const learning = track(learn(user, channel, human.id, text));
         await say(user.id, channel, 'assistant', 'markdown', 'No problem. You can tell me more any time in the chat.');
-        await finishOnboarding(user.id);
-        void track(learning.then(() => welcome(user.id)).catch((err) => log.warn({ err }, 'welcome message failed')));
+        await finishOnboarding(user.id, learning);
         return null;
       }
       // Learning starts once the reply is out, so it never competes with it; the caller is not kept waiting.
@@ -288,10 +290,7 @@ export function createChatService(deps: {
         outcome = await track(reply(user, channel, context));
       } finally {
         const learning = track(learn(user, channel, human.id, text, outcome?.memories));
-        if (outcome?.onboardingDone) {
-          await finishOnboarding(user.id);
-          void track(learning.then(() => welcome(user.id)).catch((err) => log.warn({ err }, 'welcome message failed')));
-        }
+        if (outcome?.onboardingDone) await finishOnboarding(user.id, learning);
       }
       return null;
     },

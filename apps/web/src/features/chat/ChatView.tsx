@@ -1,6 +1,6 @@
 // The chat screen shared by /chat and /onboarding: message list, typing indicator, task
 // notifications, connection banners and the composer.
-import { CHAT_TEXT_MAX, CLOSE_CODES, type TServerEvent } from '@daybook/contracts';
+import { CHAT_TEXT_MAX, CHAT_TOO_LONG, CLOSE_CODES, ONBOARDING_FINISHED, type TServerEvent } from '@daybook/contracts';
 import {
   type KeyboardEvent,
   type MouseEvent,
@@ -31,7 +31,6 @@ export const BAD_FRAME = 'Error processing message from server';
 export const SEND_FAILED = 'Failed to send message';
 export const OLDER_FAILED = 'Could not load earlier messages. Please try again.';
 export const MESSAGE_NOT_FOUND = 'The message you followed a link to is not in this conversation.';
-export const TOO_LONG = `Messages can be at most ${CHAT_TEXT_MAX.toLocaleString('en-US')} characters.`;
 /** At most this many task notifications show at once. */
 export const MAX_NOTIFICATIONS = 2;
 /** A final notification stays this long, then fades out for NOTIFICATION_FADE_MS, then the stack clears. */
@@ -41,7 +40,6 @@ export const NOTIFICATION_FADE_MS = 500;
 export const ONBOARDING_REDIRECT_MS = 2_500;
 export const ONBOARDING_DONE = "You're all set! Taking you to your chat...";
 export const CARRIED_TO_CHAT = "Onboarding is finished, so your message is waiting in the chat's message box.";
-export const ONBOARDING_FINISHED = "You've finished onboarding. Tell Daybook more any time in your chat.";
 /** The character counter shows from here on. */
 const COUNTER_FROM = CHAT_TEXT_MAX - 1_000;
 /** Within this distance of the end the list counts as scrolled to the bottom. */
@@ -451,7 +449,7 @@ export function ChatView({
     const text = draft.trim();
     if (!text || !canSend || finishTarget !== null) return;
     if (text.length > CHAT_TEXT_MAX) {
-      setNotice(TOO_LONG);
+      setNotice(CHAT_TOO_LONG);
       return;
     }
     const key = `local-${++localKeys.current}`;
@@ -673,11 +671,11 @@ export function ChatView({
           </div>
           {/* Announced when it happens (a paste can overshoot); the counter itself only describes the box. */}
           <p className="visually-hidden" aria-live="polite">
-            {tooLong ? TOO_LONG : ''}
+            {tooLong ? CHAT_TOO_LONG : ''}
           </p>
           {showCounter && (
             <p id={counterId} className={`chat-counter${draft.length >= CHAT_TEXT_MAX ? ' is-full' : ''}`}>
-              {tooLong && `${TOO_LONG} `}
+              {tooLong && `${CHAT_TOO_LONG} `}
               <span className="chat-counter-count">
                 {draft.length.toLocaleString('en-US')} / {CHAT_TEXT_MAX.toLocaleString('en-US')}
               </span>

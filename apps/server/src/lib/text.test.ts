@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withoutNul } from './input.ts';
+import { withoutNul } from './text.ts';
 
 describe('withoutNul', () => {
   it('drops NUL characters from strings at any depth, keys included', () => {
