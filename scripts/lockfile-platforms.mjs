@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 const path = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(path, 'utf8'));
 const packages = lock.packages;
-const PLATFORM = /-(android|darwin|linux|win32|freebsd|openbsd|sunos|aix)-(x64|arm64|arm|ia32|riscv64|ppc64|s390x|loong64)(-(musl|gnu|msvc))?$/;
+const PLATFORM =
+  /-(android|darwin|linux|win32|freebsd|openbsd|sunos|aix)-(x64|arm64|arm|ia32|riscv64|ppc64|s390x|loong64)(-(musl|gnu|msvc))?$/;
 let added = 0;
 for (const [key, entry] of Object.entries(packages)) {
   if (!key.startsWith('node_modules/') || !entry.optionalDependencies) continue;
@@ -27,6 +28,8 @@ for (const [key, entry] of Object.entries(packages)) {
     added += 1;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+lock.packages = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+);
 writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`lockfile: added ${added} platform package entries`);
