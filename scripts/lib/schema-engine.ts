@@ -4,7 +4,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import {
+  bindMigrationAwareSqlAdapterFactory,
+  type SqlDriverAdapter,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaEngine as TSchemaEngine } from '@prisma/schema-engine-wasm';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 
@@ -53,21 +58,44 @@ export async function readMigrationList(): Promise<MigrationList> {
   };
 }
 
+// The same extensions as the app's embedded database (the migrations create them).
+const EXTENSIONS = { pg_trgm };
+
+/** An adapter whose scripts report their errors (the stock one drops them, hiding broken migrations). */
+async function connect(pglite: PGlite): Promise<SqlDriverAdapter> {
+  const adapter = await new PrismaPGlite(pglite).connect();
+  adapter.executeScript = async (script: string) => {
+    await pglite.exec(script);
+  };
+  return adapter;
+}
+
 export async function withSchemaEngine<T>(fn: (engine: TSchemaEngine) => Promise<T>): Promise<T> {
   const glue = await loadEngineModule();
-  const pglite = new PGlite();
+  const databases = [new PGlite({ extensions: EXTENSIONS })];
+  const factory: SqlMigrationAwareDriverAdapterFactory = {
+    provider: 'postgres',
+    adapterName: 'pglite-prisma-adapter',
+    connect: () => connect(databases[0] as PGlite),
+    // A fresh database per shadow, like the stock factory's, but with the extensions.
+    connectToShadowDb: () => {
+      const shadow = new PGlite({ extensions: EXTENSIONS });
+      databases.push(shadow);
+      return connect(shadow);
+    },
+  };
   const schema = await readSchema();
   const logs: string[] = [];
   const engine: TSchemaEngine = await glue.SchemaEngine.new(
     { datamodels: schema.files.map((f) => [f.path, f.content] as [string, string]) },
     (log: string) => logs.push(log),
-    bindMigrationAwareSqlAdapterFactory(new PrismaPGlite(pglite)),
+    bindMigrationAwareSqlAdapterFactory(factory),
   );
   try {
     return await fn(engine);
   } finally {
     engine.free();
-    await pglite.close();
+    for (const db of databases) await db.close();
   }
 }
 

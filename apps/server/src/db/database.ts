@@ -3,6 +3,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
@@ -125,6 +126,9 @@ async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   return () => rm(lockFile, { force: true });
 }
 
+/** Extensions the migrations create (PostgreSQL has them in contrib; PGlite loads them). */
+const PGLITE_EXTENSIONS = { pg_trgm };
+
 async function pgliteDriver(dataDir: string | null): Promise<Driver> {
   let pglite: PGlite;
   let unlock = async () => {};
@@ -132,9 +136,9 @@ async function pgliteDriver(dataDir: string | null): Promise<Driver> {
     const dir = path.resolve(dataDir, 'pglite');
     await mkdir(dir, { recursive: true });
     unlock = await lockDataDir(dir);
-    pglite = await PGlite.create(dir);
+    pglite = await PGlite.create(dir, { extensions: PGLITE_EXTENSIONS });
   } else {
-    pglite = await PGlite.create();
+    pglite = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
   }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   return {
