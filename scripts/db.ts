@@ -32,6 +32,8 @@ function generate() {
 async function migrate() {
   // Imported here: the database module needs the generated client, which `generate` creates.
   const { openDatabase } = await import('../apps/server/src/db/database.ts');
+  const { restrictNewFiles } = await import('../apps/server/src/lib/private-files.ts');
+  restrictNewFiles();
   const config = loadConfig();
   const db = await openDatabase(config.db);
   try {

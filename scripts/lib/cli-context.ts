@@ -1,8 +1,11 @@
 // What the admin commands share: configuration, a migrated database, and the services they call.
 import { loadConfig } from '../../apps/server/src/config.ts';
 import { systemClock } from '../../apps/server/src/lib/clock.ts';
+import { restrictNewFiles } from '../../apps/server/src/lib/private-files.ts';
 
 export async function openCli() {
+  // The embedded database and anything else written to DATA_DIR stay private to this user.
+  restrictNewFiles();
   const config = loadConfig();
   // Imported here: the database module needs the generated Prisma client.
   const { openDatabase } = await import('../../apps/server/src/db/database.ts');

@@ -59,6 +59,11 @@ class OneLineRequestLog extends LogController {
   }
 }
 
+/** Fastify's form of TRUST_PROXY; a hop count trusts that many proxies, counted from ours. */
+function trustProxyOption(trust: Config['trustProxy']) {
+  return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
+}
+
 export interface AppDeps {
   /** An already-open database (tests); otherwise one is opened from config and migrated. */
   db?: Database;
@@ -87,7 +92,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
         : {}),
     },
     logController: new OneLineRequestLog(),
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: 1024 * 1024,
     // The spec names API paths with a trailing slash; clients that drop it still reach them.
     routerOptions: { ignoreTrailingSlash: true },
@@ -95,7 +100,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
   await app.register(errorsPlugin);
   await app.register(inputPlugin);
-  await app.register(securityHeaders);
+  await app.register(securityHeaders, { hsts: config.publicUrl.startsWith('https://') });
   await app.register(cookie);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(dbPlugin, { config, db: deps.db });

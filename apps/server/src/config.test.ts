@@ -72,6 +72,23 @@ describe('loadConfig', () => {
     }
   });
 
+  it('TRUST_PROXY takes a hop count or proxy addresses, never "trust everything"', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    // "true" from older setups means the usual single reverse proxy.
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,loopback,fd00::/8' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      'loopback',
+      'fd00::/8',
+    ]);
+    for (const bad of ['everything', '10.0.0.0/33', '300.1.1.1', '0.0.0.0/0/1', '99']) {
+      expect(problemsOf({ TRUST_PROXY: bad })[0]).toMatch(/^TRUST_PROXY: must be false, a number of proxy hops/);
+    }
+  });
+
   it('refuses a creator slug that would hide an app route', () => {
     expect(problemsOf({ CREATOR_SLUG: 'memories' })[0]).toBe(
       'CREATOR_SLUG: is a reserved path of the app (got "memories")',

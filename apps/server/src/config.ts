@@ -1,4 +1,5 @@
 // The one place that reads the environment. Everything else receives a typed Config.
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -64,7 +65,14 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   WEB_DIST_DIR: z.string().min(1).default(path.join(REPO_ROOT, 'apps/web/dist')),
   MIGRATIONS_DIR: z.string().min(1).default(path.join(REPO_ROOT, 'prisma/migrations')),
-  TRUST_PROXY: z.stringbool().default(false),
+  TRUST_PROXY: z
+    .string()
+    .transform(parseTrustProxy)
+    .refine((v) => v !== null, {
+      message:
+        'must be false, a number of proxy hops (1 for one reverse proxy), or a comma-separated list of proxy addresses or CIDR ranges (loopback, linklocal and uniquelocal name the private ranges)',
+    })
+    .default(false),
   SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   SMTP_URL: z
     .string()
@@ -125,8 +133,40 @@ export interface Config {
   port: number;
   publicUrl: string;
   logLevel: string;
+const PROXY_PRESETS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** TRUST_PROXY: false, a hop count, or proxy addresses/CIDRs; null when it is none of these. */
+export function parseTrustProxy(value: string): false | number | string[] | null {
+  const v = value.trim().toLowerCase();
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  // "true" once meant "trust every hop", which let clients choose their own address; it now means
+  // the usual setup of one reverse proxy in front of the app.
+  if (['true', 'yes', 'on'].includes(v)) return 1;
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    return hops >= 1 && hops <= 20 ? hops : null;
+  }
+  const entries = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const valid = (entry: string) => {
+    if (PROXY_PRESETS.has(entry)) return true;
+    const [address = '', bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    if (!family || rest.length) return false;
+    if (bits === undefined) return true;
+    return /^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+  };
+  return entries.length && entries.every(valid) ? entries : null;
+}
+
   logFormat: 'json' | 'pretty';
-  trustProxy: boolean;
+  /**
+   * Which proxies' X-Forwarded-For entries to believe: none, the last N hops, or those sent by the
+   * listed addresses. Never "all": the left-most entry is whatever the client wrote.
+   */
+  trustProxy: false | number | string[];
   /** Signs verification and reset keys. Unset: generated once and kept in DATA_DIR. */
   secretKey?: string;
   mail: { smtpUrl?: string; from: string };
@@ -181,7 +221,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logLevel: e.LOG_LEVEL,
     // Readable lines for a person at a terminal; JSON for log collectors.
     logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
-    trustProxy: e.TRUST_PROXY,
+    trustProxy: e.TRUST_PROXY ?? false,
     secretKey: e.SECRET_KEY,
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     llm: {

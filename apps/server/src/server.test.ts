@@ -1,6 +1,6 @@
 // The real entry point as a child process: how it starts, refuses bad config, and shuts down.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { lstat, mkdtemp, readdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -46,6 +46,17 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000) {
 
 const stop = (child: ChildProcess) => child.kill('SIGKILL');
 
+/** DATA_DIR and what is in it that a user other than the owner could read, write or enter. */
+async function openToOthers(dir: string): Promise<string[]> {
+  const open: string[] = [];
+  if ((await stat(dir)).mode & 0o077) open.push(dir);
+  for (const entry of await readdir(dir, { recursive: true })) {
+    const file = path.join(dir, entry);
+    if ((await lstat(file)).mode & 0o077) open.push(file);
+  }
+  return open;
+}
+
 describe('server.ts', () => {
   it('exits with a message naming the bad variable', async () => {
     const run = start({ PORT: 'not-a-port', DATABASE_URL: 'mysql://nope' });
@@ -68,9 +79,13 @@ describe('server.ts', () => {
       expect(run.output()).toMatch(
         /No accounts yet\. Create the first one with this invite link \(one use, valid 7 days\): http:\/\/localhost:\d+\/auth\/signup\?itoken=/,
       );
+      // Nothing in DATA_DIR (database, secret key, mail outbox) is open to other users: the folder
+      // is shut while running, and every file in it after a clean stop.
+      expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
       run.child.kill('SIGTERM');
       expect(await run.exited).toBe(0);
       expect(run.output()).toContain('SIGTERM received, closing');
+      expect(await openToOthers(dataDir)).toEqual([]);
     } finally {
       stop(run.child);
     }
@@ -84,7 +99,8 @@ describe('server.ts', () => {
       again.child.kill('SIGTERM');
       await again.exited;
     }
-  });
+    // Two cold starts of the embedded database.
+  }, 90_000);
 
   it('does not start when the database cannot be reached', async () => {
     const run = start({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', PORT: String(await freePort()) });

@@ -1,8 +1,10 @@
 // Entry point: load config, build the app, listen, and shut down gracefully.
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
+import { restrictNewFiles } from './lib/private-files.ts';
 
 async function main() {
+  restrictNewFiles();
   let config: Config;
   try {
     config = loadConfig();

@@ -1,6 +1,7 @@
 // The chat protocol: JSON over the WebSockets /ws/chat/ and /ws/onboarding/, and chat history over
 // HTTP. Every message type is defined here once; server and web parse with these schemas.
 import { z } from 'zod';
+import { ZRowId } from './common.ts';
 
 export const CHAT_TEXT_MAX = 8000;
 export const CHAT_HISTORY_SIZE = 50;
@@ -98,7 +99,7 @@ export type TClientMessage = z.infer<typeof ZClientMessage>;
 
 /** GET /api/chat/messages/?before=<message_id>&limit=<n>&channel=chat|onboarding */
 export const ZChatHistoryQuery = z.object({
-  before: z.coerce.number().int().positive().optional(),
+  before: ZRowId.optional(),
   limit: z.coerce.number().int().min(1).max(100).default(CHAT_HISTORY_SIZE),
   channel: z.enum(['chat', 'onboarding']).default('chat'),
 });

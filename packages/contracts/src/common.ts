@@ -10,3 +10,9 @@ export const ZApiError = z.object({
   field_errors: z.record(z.string(), z.array(z.string())).optional(),
 });
 export type TApiError = z.infer<typeof ZApiError>;
+
+/** The largest id a database row can have (PostgreSQL `integer`). */
+export const MAX_ROW_ID = 2_147_483_647;
+
+/** A row id from a query string or path: a positive integer a row could have. */
+export const ZRowId = z.coerce.number().int().positive().max(MAX_ROW_ID);

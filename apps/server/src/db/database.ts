@@ -1,6 +1,6 @@
 // One database handle for the app: PostgreSQL when a URL is given, otherwise an embedded PGlite
 // stored in a data directory (or in memory). Both get the same migrations and the same Prisma client.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -8,6 +8,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
+import { privateDir, tightenTree } from '../lib/private-files.ts';
 import {
   applyMigrations,
   type MigrateResult,
@@ -134,9 +135,16 @@ async function pgliteDriver(dataDir: string | null): Promise<Driver> {
   let unlock = async () => {};
   if (dataDir) {
     const dir = path.resolve(dataDir, 'pglite');
-    await mkdir(dir, { recursive: true });
-    unlock = await lockDataDir(dir);
+    // Made private even when an older version created them open: PGlite writes its files 0666.
+    await privateDir(path.resolve(dataDir));
+    await privateDir(dir);
+    const release = await lockDataDir(dir);
+    unlock = async () => {
+      await tightenTree(dir);
+      await release();
+    };
     pglite = await PGlite.create(dir, { extensions: PGLITE_EXTENSIONS });
+    await tightenTree(dir);
   } else {
     pglite = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
   }

@@ -1,8 +1,9 @@
 // Signed, purpose-bound keys (email verification, password reset). Nothing is stored: the key
 // carries its payload and an HMAC over it, the purpose, and facts that must not have changed.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { privateDir } from './private-files.ts';
 
 export interface Signer {
   sign(purpose: string, parts: Array<string | number>, bound?: Array<string | number | null>): string;
@@ -54,7 +55,7 @@ export async function loadSecretKey(
     // Not there yet: create it below.
   }
   const key = randomBytes(48).toString('hex');
-  await mkdir(dataDir, { recursive: true });
+  await privateDir(dataDir);
   await writeFile(file, `${key}\n`, { mode: 0o600 });
   await chmod(file, 0o600);
   return { key, generated: true };

@@ -5,6 +5,7 @@ import { randomInt, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../lib/errors.ts';
+import { routedPath } from '../lib/route-path.ts';
 
 export const CSRF_COOKIE = 'csrftoken';
 export const CSRF_HEADER = 'x-csrftoken';
@@ -97,19 +98,20 @@ export default fp<CsrfOptions>(
     app.decorateRequest('csrfSecret', '');
 
     app.addHook('onRequest', async (request, reply) => {
-      if (!CHECKED_PATHS.some((p) => request.url.startsWith(p))) return;
+      const path = routedPath(request);
+      if (!CHECKED_PATHS.some((p) => path.startsWith(p))) return;
       const cookie = request.cookies[CSRF_COOKIE];
       request.csrfSecret = typeof cookie === 'string' && isSecret(cookie) ? cookie : newCsrfSecret();
       // allauth refreshes the cookie on every browser API response; the product API sets it when missing.
-      if (request.url.startsWith('/_allauth/') || request.csrfSecret !== cookie)
-        setCsrfCookie(reply, request.csrfSecret);
+      if (path.startsWith('/_allauth/') || request.csrfSecret !== cookie) setCsrfCookie(reply, request.csrfSecret);
     });
 
     // After body parsing, so the provider form's csrfmiddlewaretoken field can be read.
     app.addHook('preHandler', async (request) => {
       // Unknown paths answer 404 whatever the token, as Django's middleware only guards real views.
-      if (request.is404 || SAFE_METHODS.has(request.method) || !CHECKED_PATHS.some((p) => request.url.startsWith(p)))
-        return;
+      if (request.is404 || SAFE_METHODS.has(request.method)) return;
+      const path = routedPath(request);
+      if (!CHECKED_PATHS.some((p) => path.startsWith(p))) return;
       checkCsrf(request, allowedOrigins);
     });
   },

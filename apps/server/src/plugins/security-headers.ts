@@ -15,9 +15,15 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export default fp(
-  async (app: FastifyInstance) => {
+export interface SecurityHeadersOptions {
+  /** Served over https (PUBLIC_URL): browsers are told to never use plain http for a year. */
+  hsts: boolean;
+}
+
+export default fp<SecurityHeadersOptions>(
+  async (app: FastifyInstance, { hsts }) => {
     app.addHook('onSend', async (_request, reply) => {
+      if (hsts) reply.header('Strict-Transport-Security', 'max-age=31536000');
       reply.header('Content-Security-Policy', CSP);
       reply.header('X-Content-Type-Options', 'nosniff');
       reply.header('X-Frame-Options', 'DENY');

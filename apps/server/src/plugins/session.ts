@@ -2,6 +2,7 @@
 // gives routes the few operations they need: start (rotating the key), save, end.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { routedPath } from '../lib/route-path.ts';
 import type { UserRow } from '../modules/accounts/accounts.repo.ts';
 import {
   type LoadedSession,
@@ -75,7 +76,7 @@ export default fp<SessionPluginOptions>(
     app.decorateRequest('session', null);
     app.decorateRequest('user', null);
     app.addHook('onRequest', async (request) => {
-      const path = request.url;
+      const path = routedPath(request);
       if (!SESSION_PATHS.some((p) => path.startsWith(p))) return;
       request.session = await opts.sessions.load(request.cookies[SESSION_COOKIE]);
       request.user = request.session?.user ?? null;

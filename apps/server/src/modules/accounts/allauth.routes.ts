@@ -2,6 +2,8 @@
 // envelope, status codes and error codes, as described in shared/reference/allauth/.
 import type { TFlow } from '@daybook/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../lib/errors.ts';
+import { localPath } from '../../lib/redirect.ts';
 import { CsrfError, rotateCsrf } from '../../plugins/csrf.ts';
 import { endSession, saveSession, startSession } from '../../plugins/session.ts';
 import { AccountError, formError, MESSAGES, required } from './account-error.ts';
@@ -73,6 +75,9 @@ export default async function allauthRoutes(app: FastifyInstance, { accounts }: 
     }
     if (error instanceof CsrfError)
       return envelope(reply, 403, { errors: [{ code: 'csrf_failed', message: error.message }] });
+    // Refused before any handler ran (a body nested too deeply): the client's fault, in allauth's shape.
+    if (error instanceof AppError && error.status < 500)
+      return envelope(reply, error.status, { errors: [{ code: 'invalid', message: error.message }] });
     if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.name === 'SyntaxError') {
       return envelope(reply, 400, { errors: [{ code: 'invalid', message: 'Invalid JSON.' }] });
     }
@@ -258,8 +263,7 @@ export default async function allauthRoutes(app: FastifyInstance, { accounts }: 
   app.post('/auth/provider/redirect', async (request, reply) => {
     const b = body(request);
     const process = b.process === 'connect' ? 'connect' : 'login';
-    const callback = typeof b.callback_url === 'string' && /^\/(?!\/)/.test(b.callback_url) ? b.callback_url : '/';
-    const target = new URL(callback, 'http://x');
+    const target = new URL(localPath(b.callback_url), 'http://x');
     target.searchParams.set('error', 'unknown');
     target.searchParams.set('error_process', process);
     return reply.redirect(target.pathname + target.search, 302);

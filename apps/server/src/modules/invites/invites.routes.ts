@@ -1,12 +1,19 @@
 // Admin-only invite management: GET/POST /api/admin/invites/, DELETE /api/admin/invites/{id}/.
-import { ZCreateInviteRequest } from '@daybook/contracts';
+import { ZCreateInviteRequest, ZRowId } from '@daybook/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requireUser } from '../../lib/auth.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { InvitesService } from './invites.service.ts';
 
-const ZId = z.object({ id: z.coerce.number().int().positive() });
+const ZId = z.object({ id: z.string() });
+
+/** An id no row could have (not a positive int4) names no invite: 404 like any unknown id. */
+function inviteId(request: FastifyRequest): number {
+  const parsed = ZRowId.safeParse(ZId.parse(request.params).id);
+  if (!parsed.success) throw new AppError('not_found', 'Invite not found');
+  return parsed.data;
+}
 
 function requireAdmin(request: FastifyRequest) {
   const user = requireUser(request);
@@ -35,7 +42,6 @@ export default async function invitesRoutes(app: FastifyInstance, { invites }: {
 
   app.delete('/api/admin/invites/:id/', async (request) => {
     requireAdmin(request);
-    const { id } = ZId.parse(request.params);
-    return invites.revoke(id);
+    return invites.revoke(inviteId(request));
   });
 }
