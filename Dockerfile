@@ -13,6 +13,9 @@ COPY scripts ./scripts
 RUN npm ci --include=dev --no-audit --no-fund
 COPY . .
 RUN npm run build
+# Never root at run time: the app and its data belong to the image's unprivileged node user.
+RUN mkdir -p /data && chown node:node /data
+USER node
 VOLUME /data
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:3000/readyz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"

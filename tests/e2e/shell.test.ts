@@ -33,6 +33,15 @@ describe.each([
   beforeAll(async () => {
     page = await browser.newPage({ viewport: { width, height: 800 } });
     page.on('pageerror', (e) => errors.push(e.message));
+    // A blocked eval (zod's JIT probe, say) is reported as a CSP violation, not as a console error.
+    await page.exposeFunction('__reportCspViolation', (what: string) => errors.push(`CSP violation: ${what}`));
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => {
+        (window as unknown as { __reportCspViolation(what: string): void }).__reportCspViolation(
+          `${e.violatedDirective} ${e.blockedURI}`,
+        );
+      });
+    });
     page.on('console', (m) => {
       if (m.type() === 'error' && !m.text().includes('401')) errors.push(m.text());
     });

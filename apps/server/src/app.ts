@@ -50,7 +50,8 @@ class OneLineRequestLog extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
     const line = {
       method: request.method,
-      url: request.url,
+      // Without the query string: it can hold what a user searched for, or a key.
+      url: request.url.split('?')[0],
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime),
     };
@@ -95,6 +96,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: 1024 * 1024,
     // The spec names API paths with a trailing slash; clients that drop it still reach them.
+    // Opening and migrating the embedded database can take a while on a small or busy machine.
+    pluginTimeout: 120_000,
     routerOptions: { ignoreTrailingSlash: true },
   });
 

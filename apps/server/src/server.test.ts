@@ -35,7 +35,7 @@ function start(env: Record<string, string>) {
   return { child, exited, output: () => output };
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000) {
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 60_000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (await check().catch(() => false)) return;
@@ -82,6 +82,10 @@ describe('server.ts', () => {
       // Nothing in DATA_DIR (database, secret key, mail outbox) is open to other users: the folder
       // is shut while running, and every file in it after a clean stop.
       expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+      // Request log lines carry the path, never the query (what someone searched for, a key).
+      await fetch(`http://127.0.0.1:${port}/api/memories/?search=my-secret-diagnosis`);
+      await waitFor(async () => run.output().includes('GET /api/memories/ 401'));
+      expect(run.output()).not.toContain('my-secret-diagnosis');
       run.child.kill('SIGTERM');
       expect(await run.exited).toBe(0);
       expect(run.output()).toContain('SIGTERM received, closing');
@@ -100,7 +104,7 @@ describe('server.ts', () => {
       await again.exited;
     }
     // Two cold starts of the embedded database.
-  }, 90_000);
+  }, 150_000);
 
   it('does not start when the database cannot be reached', async () => {
     const run = start({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', PORT: String(await freePort()) });
