@@ -16,7 +16,7 @@ import { createLearningService } from './modules/assistant/learning.service.ts';
 import { createLlm, type Llm } from './modules/assistant/llm.ts';
 import { createChatHub } from './modules/chat/chat.hub.ts';
 import { createChatRepo } from './modules/chat/chat.repo.ts';
-import chatRoutes from './modules/chat/chat.routes.ts';
+import chatRoutes, { socketErrorHandler } from './modules/chat/chat.routes.ts';
 import { createChatService } from './modules/chat/chat.service.ts';
 import connectionsRoutes from './modules/connections/connections.routes.ts';
 import healthRoutes from './modules/health/health.routes.ts';
@@ -105,7 +105,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(inputPlugin);
   await app.register(securityHeaders, { hsts: config.publicUrl.startsWith('https://') });
   await app.register(cookie);
-  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 }, errorHandler: socketErrorHandler });
   await app.register(dbPlugin, { config, db: deps.db });
 
   // Services, wired explicitly: each gets exactly what it uses.
@@ -159,6 +159,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(allauthRoutes, { prefix: '/_allauth/browser/v1', accounts });
   await app.register(productAuthRoutes, { accounts });
   const hub = createChatHub();
+  // Signing out (or a password reset or change) closes the chat sockets of the sessions it ended.
+  sessions.onEnded((ended) => hub.endSessions(ended));
   await app.register(usersRoutes, {
     accounts,
     onSettingsChanged: (userId, settings) => hub.updateUser(userId, settings),
@@ -187,6 +189,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(chatRoutes, {
     chat,
     hub,
+    sessions,
+    pingIntervalMs: config.chat.pingIntervalMs,
     allowedOrigins: new Set([new URL(config.publicUrl).origin, ...config.csrfTrustedOrigins]),
     maxConnections: config.chat.maxConnections,
   });

@@ -90,6 +90,12 @@ const EnvSchema = z.object({
     .default(60_000),
   LLM_MAX_RETRIES: z.coerce.number({ error: 'must be a whole number' }).int().min(0).max(10).default(2),
   CHAT_MAX_CONNECTIONS: z.coerce.number({ error: 'must be a whole number' }).int().min(1).max(1_000_000).default(5000),
+  CHAT_PING_INTERVAL_MS: z.coerce
+    .number({ error: 'must be a number of milliseconds' })
+    .int()
+    .min(50)
+    .max(600_000)
+    .default(30_000),
   CSRF_TRUSTED_ORIGINS: z
     .string()
     .transform((v) =>
@@ -172,8 +178,11 @@ export function parseTrustProxy(value: string): false | number | string[] | null
   mail: { smtpUrl?: string; from: string };
   /** Any OpenAI-compatible endpoint; `model` unset means no assistant is configured. */
   llm: { baseUrl?: string; apiKey?: string; model?: string; timeoutMs: number; maxRetries: number };
-  /** Open chat sockets the server accepts in all; beyond it new ones close with 1013 (try again later). */
-  chat: { maxConnections: number };
+  /**
+   * Chat sockets: how many the server accepts in all (beyond it new ones close with 1013), and how
+   * often each is pinged (one that missed the previous ping is dropped; its session is re-checked).
+   */
+  chat: { maxConnections: number; pingIntervalMs: number };
   csrfTrustedOrigins: string[];
   db: { url?: string; dataDir: string; migrationsDir: string };
   web: { distDir: string; serve: boolean };
@@ -231,7 +240,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       timeoutMs: e.LLM_TIMEOUT_MS,
       maxRetries: e.LLM_MAX_RETRIES,
     },
-    chat: { maxConnections: e.CHAT_MAX_CONNECTIONS },
+    chat: { maxConnections: e.CHAT_MAX_CONNECTIONS, pingIntervalMs: e.CHAT_PING_INTERVAL_MS },
     csrfTrustedOrigins: e.CSRF_TRUSTED_ORIGINS.map((o) => new URL(o).origin),
     db: { url: e.DATABASE_URL, dataDir: path.resolve(e.DATA_DIR), migrationsDir: path.resolve(e.MIGRATIONS_DIR) },
     web: { distDir: path.resolve(e.WEB_DIST_DIR), serve: e.NODE_ENV === 'production' },

@@ -40,6 +40,11 @@ export const ZChatMessage = z.object({
   url: z.string().optional(),
   /** On the final markdown message of a streamed reply: the stream it completes. */
   stream_id: z.string().optional(),
+  /**
+   * Additive: on an answer, or a system note in its place (the model failed, the answer was
+   * interrupted), the message_id of the human message it answers: its text can be asked again.
+   */
+  reply_to: z.number().int().optional(),
 });
 export type TChatMessage = z.infer<typeof ZChatMessage>;
 
@@ -77,7 +82,19 @@ export const ZErrorEvent = z.object({
   raw_text: z.string(),
 });
 
-export const ZServerEvent = z.union([ZChatMessage, ZHistoryEvent, ZStreamEvent, ZErrorEvent]);
+/**
+ * A human message waits for its answer: Daybook answers one message of a user at a time, and
+ * `ahead` answers come first. Its answer arrives as usual, carrying reply_to.
+ */
+export const ZQueuedEvent = z.object({
+  message_type: z.literal('queued'),
+  author_type: z.literal('system'),
+  message_id: z.number().int(),
+  ahead: z.number().int().positive(),
+  raw_text: z.string(),
+});
+
+export const ZServerEvent = z.union([ZChatMessage, ZHistoryEvent, ZStreamEvent, ZErrorEvent, ZQueuedEvent]);
 export type TServerEvent = z.infer<typeof ZServerEvent>;
 
 // ---- client → server ----

@@ -28,8 +28,16 @@ export interface LoadedSession {
 
 const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
+/** Sessions that just ended: by id, or every session of a user but one. */
+export type EndedSessions = { ids: string[] } | { userId: number; exceptId?: string };
+
 export function createSessionsService({ repo, clock }: { repo: AccountsRepo; clock: Clock }) {
   const expiry = () => new Date(clock.now().getTime() + SESSION_TTL_SEC * 1000);
+  // Whatever holds a session open (chat sockets) hears when it ends, so it closes with it.
+  const listeners = new Set<(ended: EndedSessions) => void>();
+  const ended = (what: EndedSessions) => {
+    for (const listener of listeners) listener(what);
+  };
 
   return {
     async load(key: string | undefined): Promise<LoadedSession | null> {
@@ -48,7 +56,10 @@ export function createSessionsService({ repo, clock }: { repo: AccountsRepo; clo
 
     /** A new session (new key) for `userId`; the old one, if any, is deleted: login rotates keys. */
     async start(userId: number | null, data: SessionData, replacing?: string): Promise<{ key: string; id: string }> {
-      if (replacing) await repo.deleteSession(replacing);
+      if (replacing) {
+        await repo.deleteSession(replacing);
+        ended({ ids: [replacing] });
+      }
       const key = randomBytes(32).toString('base64url');
       const id = hashKey(key);
       await repo.createSession({ id, userId, data, expiresAt: expiry() });
@@ -59,9 +70,32 @@ export function createSessionsService({ repo, clock }: { repo: AccountsRepo; clo
       await repo.updateSession(id, { data, lastSeenAt: clock.now() });
     },
 
-    destroy: (id: string) => repo.deleteSession(id),
-    destroyAllFor: (userId: number, exceptId?: string) => repo.deleteUserSessions(userId, exceptId),
+    /**
+     * Still signed in: the session exists, has not expired, and its user is active. Open sockets
+     * ask, so an expiry, a deactivation or a sign-out on another instance reaches them too.
+     */
+    async isLive(id: string): Promise<boolean> {
+      const row = await repo.findSession(id);
+      if (!row?.userId || row.expiresAt <= clock.now()) return false;
+      return (await repo.findUserById(row.userId))?.isActive === true;
+    },
+
+    /** Ends one session (sign-out). */
+    async destroy(id: string) {
+      await repo.deleteSession(id);
+      ended({ ids: [id] });
+    },
+    /** Ends every session of `userId` but `exceptId` (password reset or change, deactivation). */
+    async destroyAllFor(userId: number, exceptId?: string) {
+      await repo.deleteUserSessions(userId, exceptId);
+      ended(exceptId ? { userId, exceptId } : { userId });
+    },
     prune: () => repo.deleteExpiredSessions(clock.now()),
+    /** Calls `listener` after sessions end on this instance; returns the unsubscribe. */
+    onEnded(listener: (ended: EndedSessions) => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 // After each human turn, a separate call makes the model call the tool save_memory_changes with the
 // facts to ADD, UPDATE or DELETE among the user's memories; they are applied with provenance.
-// Malformed output is ignored, never fatal.
+// Malformed output is ignored, never fatal. What users said is theirs: logs above debug carry sizes
+// and reasons, never the model's output.
 import { MEMORY_TYPES, type TMemoryType } from '@daybook/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
@@ -80,17 +81,22 @@ export function createLearningService(deps: {
       // Local models sometimes wrap JSON in a code fence.
       body = JSON.parse(raw.replace(/^\s*```(?:json)?\s*|\s*```\s*$/g, ''));
     } catch {
-      log.warn({ raw: raw.slice(0, 500) }, 'memory extraction: not JSON, ignored');
+      log.warn({ chars: raw.length }, 'memory extraction: not JSON, ignored');
+      log.debug({ raw: raw.slice(0, 500) }, 'memory extraction: the output that was not JSON');
       return [];
     }
     const list = (body as { operations?: unknown })?.operations;
     if (!Array.isArray(list)) {
-      log.warn({ raw: raw.slice(0, 500) }, 'memory extraction: no operations list, ignored');
+      log.warn({ chars: raw.length }, 'memory extraction: no operations list, ignored');
       return [];
     }
     return list.flatMap((item) => {
       const parsed = ZOperation.safeParse(item);
-      if (!parsed.success) log.warn({ item }, 'memory extraction: malformed operation, ignored');
+      if (!parsed.success) {
+        // Which fields were wrong, not what they held.
+        const fields = [...new Set(parsed.error.issues.map((i) => i.path.join('.') || '(operation)'))];
+        log.warn({ fields }, 'memory extraction: malformed operation, ignored');
+      }
       return parsed.success ? [parsed.data] : [];
     });
   }
@@ -103,6 +109,8 @@ export function createLearningService(deps: {
   ): Promise<LearnedChange[]> {
     const changes: LearnedChange[] = [];
     const byId = new Map(known.map((m) => [m.id, m]));
+    // A memory this message changes now comes from it, wherever it was learned before.
+    const provenance = { source: origin.source, sourceMessageId: origin.messageId };
     for (const op of ops) {
       try {
         if (op.action === 'ADD' && op.key && op.data) {
@@ -112,10 +120,12 @@ export function createLearningService(deps: {
           // "Lives in Lisbon" adds nothing to "Lives in Lisbon, Portugal (Alfama)", which the user may have written.
           if (same?.data.toLowerCase().includes(data)) continue;
           if (same) {
-            await memories.update(userId, same.id, {
-              data: op.data,
-              frequency_description: op.frequency_description ?? undefined,
-            });
+            await memories.update(
+              userId,
+              same.id,
+              { data: op.data, frequency_description: op.frequency_description ?? undefined },
+              provenance,
+            );
             changes.push({ action: 'UPDATE', key: op.key, data: op.data });
             continue;
           }
@@ -131,11 +141,16 @@ export function createLearningService(deps: {
           );
           changes.push({ action: 'ADD', key: op.key, data: op.data });
         } else if (op.action === 'UPDATE' && op.id && byId.has(op.id) && op.data) {
-          await memories.update(userId, op.id, {
-            data: op.data,
-            ...(op.memory_type ? { memory_type: op.memory_type } : {}),
-            ...(op.frequency_description !== undefined ? { frequency_description: op.frequency_description } : {}),
-          });
+          await memories.update(
+            userId,
+            op.id,
+            {
+              data: op.data,
+              ...(op.memory_type ? { memory_type: op.memory_type } : {}),
+              ...(op.frequency_description !== undefined ? { frequency_description: op.frequency_description } : {}),
+            },
+            provenance,
+          );
           changes.push({ action: 'UPDATE', key: byId.get(op.id)?.key ?? '', data: op.data });
         } else if (op.action === 'DELETE' && op.id && byId.has(op.id)) {
           await memories.remove(userId, op.id, 'Removed by the assistant after a chat message');
@@ -144,7 +159,7 @@ export function createLearningService(deps: {
         }
       } catch (err) {
         // One bad operation (say, a key clash) must not stop the others.
-        log.warn({ err, op }, 'memory extraction: operation not applied');
+        log.warn({ err, action: op.action, id: op.id ?? null }, 'memory extraction: operation not applied');
       }
     }
     return changes;

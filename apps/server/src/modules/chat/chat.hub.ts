@@ -1,6 +1,7 @@
 // Who is connected: every open socket of every user, by channel. Services publish events here and
 // never touch sockets themselves.
-import type { TServerEvent } from '@daybook/contracts';
+import { CLOSE_CODES, type TServerEvent } from '@daybook/contracts';
+import type { EndedSessions } from '../accounts/sessions.service.ts';
 import type { Channel } from './chat.repo.ts';
 
 /** The user behind a socket, as the chat needs them; settings changes reach it while the socket is open. */
@@ -14,8 +15,13 @@ export interface ChatUser {
 export interface Subscriber {
   channel: Channel;
   user: ChatUser;
+  /** The session that opened the socket: the socket closes when it ends. */
+  sessionId: string;
   send(event: TServerEvent): void;
+  close(code: number, reason: string): void;
 }
+
+export const SESSION_ENDED = 'Session ended';
 
 export function createChatHub() {
   const byUser = new Map<number, Set<Subscriber>>();
@@ -37,6 +43,17 @@ export function createChatHub() {
     /** A user changed their settings: their open sockets act on the new ones from the next message. */
     updateUser(userId: number, settings: Partial<Omit<ChatUser, 'id'>>) {
       for (const s of byUser.get(userId) ?? []) Object.assign(s.user, settings);
+    },
+    /** Closes the sockets of sessions that ended (1008: the client checks whether it is still signed in). */
+    endSessions(ended: EndedSessions) {
+      const matching: Subscriber[] = [];
+      if ('ids' in ended) {
+        const ids = new Set(ended.ids);
+        for (const set of byUser.values()) for (const s of set) if (ids.has(s.sessionId)) matching.push(s);
+      } else {
+        for (const s of byUser.get(ended.userId) ?? []) if (s.sessionId !== ended.exceptId) matching.push(s);
+      }
+      for (const s of matching) s.close(CLOSE_CODES.policyViolation, SESSION_ENDED);
     },
     /** Sends to every open tab of the user on that channel. */
     publish(userId: number, channel: Channel, event: TServerEvent) {

@@ -1,17 +1,26 @@
 import { parseUtcTimestamp, type Query } from '../../db/database.ts';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 
-export type ChatMessageRow = Awaited<ReturnType<PrismaClient['chatMessage']['findUniqueOrThrow']>>;
+export type ChatMessageRow = Omit<
+  Awaited<ReturnType<PrismaClient['chatMessage']['findUniqueOrThrow']>>,
+  'answerPendingAt'
+>;
 export type Channel = 'chat' | 'onboarding';
 
 // Every chat turn runs these, so they go straight to the driver (see Database.query).
 const COLUMNS = `id, user_id AS "userId", channel, author_type AS "authorType", message_type AS "messageType",
-  raw_text AS "rawText", url, created_at AS "createdAt"`;
+  raw_text AS "rawText", url, created_at AS "createdAt", reply_to_id AS "replyToId"`;
+// The database's clock, as UTC like Prisma's timestamps: every instance compares against the same one.
+const NOW = `(now() AT TIME ZONE 'UTC')`;
 
 type JsonMessage = Omit<ChatMessageRow, 'createdAt'> & { createdAt: string };
 
 export function createChatRepo(prisma: PrismaClient, query: Query) {
   return {
+    /**
+     * Stores a message. A human message waits for its answer (answer_pending_at); an answer names
+     * it in `replyToId`, which ends the wait in the same statement.
+     */
     async create(data: {
       userId: number;
       channel: Channel;
@@ -19,11 +28,23 @@ export function createChatRepo(prisma: PrismaClient, query: Query) {
       messageType: string;
       rawText: string;
       url?: string | null;
+      replyToId?: number | null;
     }): Promise<ChatMessageRow> {
       const [row] = await query<ChatMessageRow>(
-        `INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, url)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-        [data.userId, data.channel, data.authorType, data.messageType, data.rawText, data.url ?? null],
+        `WITH answered AS (
+           UPDATE chat_messages SET answer_pending_at = NULL WHERE id = $7 AND user_id = $1 RETURNING id
+         )
+         INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, url, reply_to_id, answer_pending_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $3 = 'human' THEN ${NOW} END) RETURNING ${COLUMNS}`,
+        [
+          data.userId,
+          data.channel,
+          data.authorType,
+          data.messageType,
+          data.rawText,
+          data.url ?? null,
+          data.replyToId ?? null,
+        ],
       );
       if (!row) throw new Error('insert returned no row');
       return row;
@@ -43,8 +64,8 @@ export function createChatRepo(prisma: PrismaClient, query: Query) {
       const inner = extra(params.length + 1);
       const [row] = await query<Record<string, unknown>>(
         `WITH human AS (
-           INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, url)
-           VALUES ($1, $2, $3, $4, $5, NULL) RETURNING ${COLUMNS}
+           INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, url, answer_pending_at)
+           VALUES ($1, $2, $3, $4, $5, NULL, ${NOW}) RETURNING ${COLUMNS}
          )
          SELECT human.*,
            (SELECT json_agg(m) FROM (SELECT ${COLUMNS} FROM chat_messages
@@ -67,6 +88,61 @@ export function createChatRepo(prisma: PrismaClient, query: Query) {
         before: (before ?? []).map((m) => ({ ...m, createdAt: parseUtcTimestamp(m.createdAt) })).reverse(),
         extra: rows ?? [],
       };
+    },
+    /**
+     * What the answer to a message that waited its turn needs: the `limit` latest messages of the
+     * conversation, less the messages still waiting for an answer, oldest first, and `extra`'s rows
+     * (see startTurn). The answers given meanwhile come after the message by id, and belong before it.
+     */
+    async turnContext(
+      human: ChatMessageRow,
+      limit: number,
+      extra: (first: number) => { sql: string; params: unknown[] },
+    ): Promise<{ before: ChatMessageRow[]; extra: Array<Record<string, unknown>> }> {
+      const params: unknown[] = [human.userId, human.channel, human.id, limit];
+      const inner = extra(params.length + 1);
+      const [row] = await query<{ before: JsonMessage[] | null; extra: Array<Record<string, unknown>> | null }>(
+        `SELECT
+           (SELECT json_agg(m) FROM (SELECT ${COLUMNS} FROM chat_messages
+              WHERE user_id = $1 AND channel = $2 AND id <> $3 AND answer_pending_at IS NULL
+              ORDER BY id DESC LIMIT $4) m) AS before,
+           (SELECT json_agg(x) FROM (${inner.sql}) x) AS extra`,
+        [...params, ...inner.params],
+      );
+      return {
+        before: (row?.before ?? []).map((m) => ({ ...m, createdAt: parseUtcTimestamp(m.createdAt) })).reverse(),
+        extra: row?.extra ?? [],
+      };
+    },
+    /** Marks messages this instance still has to answer as alive (see answer_pending_at). */
+    async keepPending(ids: number[]) {
+      if (!ids.length) return;
+      await query(
+        `UPDATE chat_messages SET answer_pending_at = ${NOW} WHERE id = ANY($1::int[]) AND answer_pending_at IS NOT NULL`,
+        [ids],
+      );
+    },
+    /**
+     * Human messages whose wait went stale before `staleSeconds` ago (the instance answering them is
+     * gone) each get `note` as their answer, in one statement: an instance running this at the same
+     * time claims none of them twice. Returns the notes with the question each answers.
+     */
+    async answerInterrupted(staleSeconds: number, note: string) {
+      return query<ChatMessageRow & { question: string; learnFromChats: boolean }>(
+        `WITH claimed AS (
+           UPDATE chat_messages SET answer_pending_at = NULL
+           WHERE answer_pending_at < ${NOW} - make_interval(secs => $1)
+           RETURNING id, user_id, channel, raw_text
+         ), notes AS (
+           INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, reply_to_id)
+           SELECT user_id, channel, 'system', 'system_message', $2, id FROM claimed ORDER BY id
+           RETURNING ${COLUMNS}
+         )
+         SELECT notes.*, claimed.raw_text AS question, users.learn_from_chats AS "learnFromChats"
+         FROM notes JOIN claimed ON claimed.id = notes."replyToId" JOIN users ON users.id = notes."userId"
+         ORDER BY notes.id`,
+        [staleSeconds, note],
+      );
     },
     /** Up to `limit` messages before `before` (newest first), plus whether more exist. */
     async page(userId: number, channel: Channel, limit: number, before?: number) {

@@ -1,36 +1,121 @@
 // WebSockets /ws/chat/ and /ws/onboarding/ (the session cookie authenticates the upgrade) and
-// older history over HTTP.
+// older history over HTTP. A socket lives as long as its session: it closes with 1008 when the
+// session ends, and answers no message once it has.
 import { CLOSE_CODES, ZChatHistoryQuery } from '@daybook/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { requireUser } from '../../lib/auth.ts';
-import type { ChatHub } from './chat.hub.ts';
+import type { SessionsService } from '../accounts/sessions.service.ts';
+import { type ChatHub, SESSION_ENDED, type Subscriber } from './chat.hub.ts';
 import type { Channel } from './chat.repo.ts';
-import type { ChatService } from './chat.service.ts';
+import { type ChatService, PENDING_HEARTBEAT_MS } from './chat.service.ts';
 
 export const MAX_SOCKETS_PER_USER = 10;
-// A burst larger than this within the window closes the socket with 1013 (try again later).
-const FLOOD = { max: 20, windowMs: 10_000 };
+// More frames than this from one user within the window, over all their sockets and reconnects,
+// close the socket that sent it with 1013 (try again later).
+export const FLOOD = { max: 20, windowMs: 10_000 };
+export const PING_INTERVAL_MS = 30_000;
 
 export interface ChatRoutesOptions {
   chat: ChatService;
   hub: ChatHub;
+  sessions: Pick<SessionsService, 'isLive'>;
   allowedOrigins: Set<string>;
   maxConnections: number;
+  /** Sockets are pinged this often; one that has not answered the previous ping is dropped. */
+  pingIntervalMs?: number;
+}
+
+/**
+ * Errors on sockets (@fastify/websocket's errorHandler): a malformed frame is the client's doing
+ * (a warning, without its content), a dropped connection is routine, anything else is ours.
+ */
+export function socketErrorHandler(error: Error & { code?: string }, socket: WebSocket, request: FastifyRequest) {
+  if (error.code?.startsWith('WS_ERR_')) request.log.warn({ code: error.code }, 'malformed websocket frame');
+  else if (error.code === 'ECONNRESET' || error.code === 'EPIPE')
+    request.log.debug({ code: error.code }, 'socket dropped');
+  else request.log.error({ err: error }, 'websocket handler failed');
+  socket.terminate();
+}
+
+interface OpenSocket {
+  socket: WebSocket;
+  sessionId: string;
+  /** Answered the last ping. */
+  alive: boolean;
 }
 
 export default async function chatRoutes(
   app: FastifyInstance,
-  { chat, hub, allowedOrigins, maxConnections }: ChatRoutesOptions,
+  { chat, hub, sessions, allowedOrigins, maxConnections, pingIntervalMs = PING_INTERVAL_MS }: ChatRoutesOptions,
 ) {
   const originOk = (request: FastifyRequest) => {
     const origin = request.headers.origin;
     return !origin || allowedOrigins.has(origin) || origin === `${request.protocol}://${request.host}`;
   };
 
+  // Frames per user in the flood window; kept when sockets close, so reconnecting does not reset it.
+  const budgets = new Map<number, number[]>();
+  const spend = (userId: number) => {
+    const now = Date.now();
+    const recent = budgets.get(userId) ?? [];
+    while (recent.length && (recent[0] ?? 0) <= now - FLOOD.windowMs) recent.shift();
+    budgets.set(userId, recent);
+    if (recent.length >= FLOOD.max) return false;
+    recent.push(now);
+    return true;
+  };
+
+  const open = new Set<OpenSocket>();
+  const endIfSignedOut = (sockets: OpenSocket[]) => {
+    const sessionId = sockets[0]?.sessionId;
+    if (!sessionId) return;
+    sessions.isLive(sessionId).then(
+      (live) => {
+        if (!live) for (const s of sockets) s.socket.close(CLOSE_CODES.policyViolation, SESSION_ENDED);
+      },
+      (err) => app.log.warn({ err }, 'session check failed'),
+    );
+  };
+  // Dead connections (no pong) give their slot back; sessions that expired or ended elsewhere (a
+  // deactivation, another instance) close their sockets.
+  const ping = setInterval(() => {
+    const bySession = new Map<string, OpenSocket[]>();
+    for (const s of open) {
+      if (!s.alive) {
+        s.socket.terminate();
+        continue;
+      }
+      s.alive = false;
+      s.socket.ping();
+      bySession.set(s.sessionId, [...(bySession.get(s.sessionId) ?? []), s]);
+    }
+    for (const sockets of bySession.values()) endIfSignedOut(sockets);
+    const now = Date.now();
+    for (const [userId, recent] of budgets) if ((recent.at(-1) ?? 0) <= now - FLOOD.windowMs) budgets.delete(userId);
+  }, pingIntervalMs);
+  ping.unref();
+
+  // Answers another instance (or this one, before a restart) left unfinished get a note; those this
+  // instance owes are marked alive meanwhile. See PENDING_STALE_SEC for why staleness is safe.
+  const upkeep = () =>
+    Promise.all([chat.keepPending(), chat.answerInterrupted()]).catch((err) =>
+      app.log.warn({ err }, 'chat upkeep failed'),
+    );
+  const heartbeat = setInterval(upkeep, PENDING_HEARTBEAT_MS);
+  heartbeat.unref();
+  app.addHook('onReady', async () => {
+    await upkeep();
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(ping);
+    clearInterval(heartbeat);
+  });
+
   const connect = (channel: Channel) => async (socket: WebSocket, request: FastifyRequest) => {
     const user = request.user;
-    if (!user || !originOk(request)) {
+    const sessionId = request.session?.id;
+    if (!user || !sessionId || !originOk(request)) {
       socket.close(CLOSE_CODES.policyViolation, user ? 'Origin not allowed' : 'Authentication required');
       return;
     }
@@ -44,53 +129,73 @@ export default async function chatRoutes(
       return;
     }
     const chatUser = { id: user.id, learnFromChats: user.learnFromChats, onboarded: user.onboardedAt !== null };
-    const recent: number[] = [];
-    let remove = () => {};
-    // Joined before history is read: a message published meanwhile arrives twice at most, never
-    // zero times, and the client merges by message_id.
-    const joinHub = () => {
-      if (socket.readyState !== socket.OPEN) return;
-      remove = hub.add(user.id, {
-        channel,
-        user: chatUser,
-        send: (event) => socket.readyState === socket.OPEN && socket.send(JSON.stringify(event)),
-      });
+    const entry: OpenSocket = { socket, sessionId, alive: true };
+    // Counted (and closed with its session) from now on; it receives events once it has joined.
+    let joined = false;
+    const subscriber: Subscriber = {
+      channel,
+      user: chatUser,
+      sessionId,
+      send: (event) => {
+        if (joined && socket.readyState === socket.OPEN) socket.send(JSON.stringify(event));
+      },
+      close: (code, reason) => socket.close(code, reason),
     };
-    socket.on('close', () => remove());
-    socket.on('error', (err) => request.log.debug({ err }, 'socket error'));
+    const remove = hub.add(user.id, subscriber);
+    open.add(entry);
+    socket.on('close', () => {
+      remove();
+      open.delete(entry);
+    });
+    socket.on('pong', () => {
+      entry.alive = true;
+    });
+
+    const failed = (err: unknown) => {
+      request.log.error({ err }, 'chat message failed');
+      if (socket.readyState === socket.OPEN) {
+        socket.send(
+          JSON.stringify({
+            message_type: 'error',
+            author_type: 'system',
+            code: 'invalid_message',
+            raw_text: 'Failed to process your message. Please try again.',
+          }),
+        );
+      }
+    };
+    // Frames of one socket are handled in order, each after its session is found still live.
+    let frames: Promise<unknown> = Promise.resolve();
     socket.on('message', (data, isBinary) => {
-      const now = Date.now();
-      recent.push(now);
-      while (recent.length && (recent[0] ?? 0) < now - FLOOD.windowMs) recent.shift();
-      if (recent.length > FLOOD.max) {
+      if (!spend(user.id)) {
         socket.close(CLOSE_CODES.tryAgainLater, 'Too many messages');
         return;
       }
       const frame = isBinary ? '' : data.toString();
-      chat
-        .receive(chatUser, channel, frame)
-        .then((refusal) => {
-          if (refusal && socket.readyState === socket.OPEN) socket.send(JSON.stringify(refusal));
-        })
-        .catch((err) => {
-          request.log.error({ err }, 'chat message failed');
-          if (socket.readyState === socket.OPEN) {
-            socket.send(
-              JSON.stringify({
-                message_type: 'error',
-                author_type: 'system',
-                code: 'invalid_message',
-                raw_text: 'Failed to process your message. Please try again.',
-              }),
-            );
+      frames = frames
+        .then(async () => {
+          if (socket.readyState !== socket.OPEN) return;
+          if (!(await sessions.isLive(sessionId))) {
+            socket.close(CLOSE_CODES.policyViolation, SESSION_ENDED);
+            return;
           }
-        });
+          // Not awaited: the reply streams while the next frames are read (the service queues them).
+          chat
+            .receive(chatUser, channel, frame)
+            .then((refusal) => {
+              if (refusal && socket.readyState === socket.OPEN) socket.send(JSON.stringify(refusal));
+            })
+            .catch(failed);
+        })
+        .catch(failed);
     });
 
     try {
       // Greet before joining the hub, so the greeting arrives once: in the history.
       if (channel === 'onboarding') await chat.greetOnboarding(user.id);
-      joinHub();
+      // Joined before history is read: a message published meanwhile arrives twice at most, never
+      // zero times, and the client merges by message_id.
+      joined = true;
       const history = await chat.history(user.id, channel, 50);
       if (socket.readyState === socket.OPEN)
         socket.send(JSON.stringify({ message_type: 'history', messages: history.results, has_more: history.has_more }));

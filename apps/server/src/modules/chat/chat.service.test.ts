@@ -7,7 +7,7 @@ import type { LearningService } from '../assistant/learning.service.ts';
 import type { MemoriesRepo } from '../memories/memories.repo.ts';
 import { createChatHub } from './chat.hub.ts';
 import type { ChatMessageRow, ChatRepo } from './chat.repo.ts';
-import { createChatService } from './chat.service.ts';
+import { createChatService, shownSoFar } from './chat.service.ts';
 
 function setup() {
   const stored: ChatMessageRow[] = [];
@@ -26,7 +26,7 @@ function setup() {
   const hub = createChatHub();
   const published: TServerEvent[] = [];
   const user = { id: 1, learnFromChats: false, onboarded: true };
-  hub.add(user.id, { channel: 'chat', user, send: (event) => published.push(event) });
+  hub.add(user.id, { channel: 'chat', user, sessionId: 's1', send: (event) => published.push(event), close: () => {} });
   const chat = createChatService({
     repo,
     hub,
@@ -57,5 +57,19 @@ describe('a resent message (same client_id)', () => {
     const again = await chat.receive(user, 'chat', frame('Only once', 'b1'));
     expect(again).toMatchObject({ author_type: 'human', raw_text: 'Only once', message_id: 1 });
     expect(stored.filter((m) => m.authorType === 'human')).toHaveLength(1);
+  });
+});
+
+describe('a streamed reply', () => {
+  it('never shows the end marker, nor a tail that may be its start', () => {
+    const marker = '[[ONBOARDING_COMPLETE]]';
+    expect(shownSoFar('Thanks!', marker)).toBe('Thanks!');
+    expect(shownSoFar('Thanks! [', marker)).toBe('Thanks! ');
+    expect(shownSoFar('Thanks! [[ONBOARD', marker)).toBe('Thanks! ');
+    expect(shownSoFar('Thanks! [[ONBOARDING_COMPLETE]', marker)).toBe('Thanks! ');
+    expect(shownSoFar(`Thanks! ${marker}`, marker)).toBe('Thanks! ');
+    // A bracket that turns out not to start the marker is shown once that is known.
+    expect(shownSoFar('See [1] and', marker)).toBe('See [1] and');
+    expect(shownSoFar(`a ${marker} b [[x`, marker)).toBe('a  b [[x');
   });
 });

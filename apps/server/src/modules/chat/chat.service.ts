@@ -1,5 +1,6 @@
 // A conversation turn: validate and store the human message, echo it to every tab, stream the
-// assistant's reply, and learn from the message on the side without delaying the reply.
+// assistant's reply, and learn from the message on the side without delaying the reply. Each user
+// gets one answer at a time: further messages are stored, echoed and answered in order.
 
 import { randomUUID } from 'node:crypto';
 import {
@@ -21,6 +22,10 @@ import type { ChatHub, ChatUser } from './chat.hub.ts';
 import type { Channel, ChatMessageRow, ChatRepo } from './chat.repo.ts';
 
 export const UNAVAILABLE = 'The assistant is unavailable right now, please try again';
+export const INTERRUPTED = 'The answer was interrupted. Ask again to get one.';
+export const QUEUED = 'Waiting: Daybook answers your messages one at a time.';
+export const TOO_MANY_WAITING =
+  'Many of your messages are still waiting for an answer. Send more once they are answered.';
 export const NOT_CONFIGURED =
   'No assistant model is configured yet. Whoever runs this Daybook can set LLM_MODEL (plus LLM_BASE_URL and LLM_API_KEY for their provider, e.g. OpenAI or a local Ollama) and restart it. Your messages are saved.';
 
@@ -31,6 +36,27 @@ const WELCOME_FACTS = 8;
 /** Client ids remembered per user; a client resends only the few messages of one lost connection. */
 const RECENT_CLIENT_IDS = 20;
 const STOP_WORDS = /^\s*(stop|skip|later|done|that'?s all|enough|finish)\b/i;
+/** Messages of one user waiting for an answer at most; beyond it new ones are refused. */
+export const MAX_WAITING = 20;
+/** How often an instance marks the answers it still owes as alive (see answer_pending_at). */
+export const PENDING_HEARTBEAT_MS = 30_000;
+/**
+ * Unmarked this long, an answer was interrupted. Four missed heartbeats: an instance that is alive
+ * but slow is never mistaken for a dead one, so several instances can sweep at any time.
+ */
+export const PENDING_STALE_SEC = 120;
+
+/**
+ * The part of a reply streamed so far that may be shown: markers removed, and any tail that could
+ * be the start of one held back until the next piece tells.
+ */
+export function shownSoFar(answer: string, marker = ONBOARDING_DONE): string {
+  const text = answer.replaceAll(marker, '');
+  for (let n = Math.min(marker.length - 1, text.length); n > 0; n--) {
+    if (text.endsWith(marker.slice(0, n))) return text.slice(0, -n);
+  }
+  return text;
+}
 
 export function presentMessage(row: ChatMessageRow, extra: Partial<TChatMessage> = {}): TChatMessage {
   return {
@@ -40,6 +66,7 @@ export function presentMessage(row: ChatMessageRow, extra: Partial<TChatMessage>
     message_id: row.id,
     timestamp: row.createdAt.toISOString(),
     ...(row.url ? { url: row.url } : {}),
+    ...(row.replyToId ? { reply_to: row.replyToId } : {}),
     ...extra,
   };
 }
@@ -62,6 +89,39 @@ export function createChatService(deps: {
     work.then(done, done);
     return work;
   };
+
+  /**
+   * Per user: messages are stored in arrival order (`stored`), answered one at a time (`turns`),
+   * and learned from one at a time (`learned`), so one user's burst never runs many model calls.
+   */
+  interface Lane {
+    stored: Promise<unknown>;
+    turns: Promise<unknown>;
+    learned: Promise<unknown>;
+    /** Messages received and not answered yet, the one being answered included. */
+    waiting: number;
+    learning: number;
+  }
+  const lanes = new Map<number, Lane>();
+  const laneOf = (userId: number) => {
+    let lane = lanes.get(userId);
+    if (!lane) {
+      lane = {
+        stored: Promise.resolve(),
+        turns: Promise.resolve(),
+        learned: Promise.resolve(),
+        waiting: 0,
+        learning: 0,
+      };
+      lanes.set(userId, lane);
+    }
+    return lane;
+  };
+  const release = (userId: number, lane: Lane) => {
+    if (!lane.waiting && !lane.learning && lanes.get(userId) === lane) lanes.delete(userId);
+  };
+  /** Human messages this instance still has to answer; kept marked alive in the database. */
+  const owed = new Set<number>();
 
   // Client ids of recent messages, per user, with the stored message (null while it is being
   // stored): a message resent after a reconnect (its echo never arrived) is stored once, and the
@@ -93,7 +153,15 @@ export function createChatService(deps: {
     text: string,
     extra: Partial<TChatMessage> = {},
   ) {
-    const row = await repo.create({ userId, channel, authorType, messageType, rawText: text, url: extra.url ?? null });
+    const row = await repo.create({
+      userId,
+      channel,
+      authorType,
+      messageType,
+      rawText: text,
+      url: extra.url ?? null,
+      replyToId: extra.reply_to ?? null,
+    });
     hub.publish(userId, channel, presentMessage(row, extra));
     return row;
   }
@@ -140,6 +208,26 @@ export function createChatService(deps: {
     selection: MemorySelection;
   }
 
+  const emptySelection = (): MemorySelection => ({ core: [], relevant: [], recent: [] });
+
+  /** Stores a message that waits for earlier answers; what its answer needs is read when its turn comes. */
+  async function storeWaiting(
+    user: ChatUser,
+    channel: Channel,
+    text: string,
+  ): Promise<{ human: ChatMessageRow; context: TurnContext | null }> {
+    return { human: await say(user.id, channel, 'human', 'message', text), context: null };
+  }
+
+  /** The context of a message that waited: the conversation as it is now, answers given meanwhile included. */
+  async function contextNow(user: ChatUser, human: ChatMessageRow): Promise<TurnContext> {
+    if (!llm) return { conversation: [human], selection: emptySelection() };
+    const { before, extra } = await repo.turnContext(human, CONVERSATION_WINDOW - 1, (first) =>
+      memoriesRepo.selectionQuery(user.id, human.rawText, MEMORY_SELECTION, first),
+    );
+    return { conversation: [...before, human], selection: memoriesRepo.selectionFromJson(extra) };
+  }
+
   /**
    * Stores the human message and echoes it to every tab; with a model, the same round trip reads
    * what the reply needs (the conversation before it and the relevant memories).
@@ -149,10 +237,9 @@ export function createChatService(deps: {
     channel: Channel,
     text: string,
   ): Promise<{ human: ChatMessageRow; context: TurnContext }> {
-    const empty: MemorySelection = { core: [], relevant: [], recent: [] };
     if (!llm || (channel === 'onboarding' && STOP_WORDS.test(text))) {
       const human = await say(user.id, channel, 'human', 'message', text);
-      return { human, context: { conversation: [human], selection: empty } };
+      return { human, context: { conversation: [human], selection: emptySelection() } };
     }
     const turn = await repo.startTurn({ userId: user.id, channel, rawText: text }, CONVERSATION_WINDOW - 1, (first) =>
       memoriesRepo.selectionQuery(user.id, text, MEMORY_SELECTION, first),
@@ -171,10 +258,16 @@ export function createChatService(deps: {
     onboardingDone: boolean;
   }
 
-  /** Answers the conversation in `context`, whose newest message is the one just received. */
-  async function reply(user: ChatUser, channel: Channel, context: TurnContext): Promise<ReplyOutcome> {
+  /** Answers the conversation in `context`, whose newest message is `human`. */
+  async function reply(
+    user: ChatUser,
+    channel: Channel,
+    human: ChatMessageRow,
+    context: TurnContext,
+  ): Promise<ReplyOutcome> {
+    const replyTo = human.id;
     if (!llm) {
-      await say(user.id, channel, 'system', 'system_message', NOT_CONFIGURED);
+      await say(user.id, channel, 'system', 'system_message', NOT_CONFIGURED, { reply_to: replyTo });
       return { onboardingDone: false };
     }
     const { core, relevant, recent } = context.selection;
@@ -191,38 +284,55 @@ export function createChatService(deps: {
     const streamId = randomUUID();
     let answer = '';
     // Pieces that arrive together (a fast model, or one network read) go out as one frame.
-    let pending = '';
+    let scheduled = false;
+    let shown = 0;
+    let failed = false;
     const flush = () => {
-      if (!pending) return;
+      scheduled = false;
+      if (failed) return;
+      // The end marker never reaches a client, not even its first characters.
+      const visible = shownSoFar(answer);
+      if (visible.length <= shown) return;
       hub.publish(user.id, channel, {
         message_type: 'stream',
         author_type: 'assistant',
         stream_id: streamId,
-        raw_text: pending,
+        raw_text: visible.slice(shown),
       });
-      pending = '';
+      shown = visible.length;
     };
     try {
       for await (const delta of llm.stream(messages)) {
-        if (!pending) setImmediate(flush);
-        pending += delta;
         answer += delta;
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
       }
     } catch (err) {
-      pending = '';
+      failed = true;
       log.warn({ err, userId: user.id }, 'model request failed');
       // Carrying the stream's id, the notice takes the place of a half-streamed answer in open tabs.
-      await say(user.id, channel, 'system', 'system_message', UNAVAILABLE, answer ? { stream_id: streamId } : {});
+      await say(user.id, channel, 'system', 'system_message', UNAVAILABLE, {
+        reply_to: replyTo,
+        ...(shown ? { stream_id: streamId } : {}),
+      });
       return { memories, onboardingDone: false };
     }
     flush();
     const done = channel === 'onboarding' && answer.includes(ONBOARDING_DONE);
-    const final = answer.replace(ONBOARDING_DONE, '').trim() || '…';
-    await say(user.id, channel, 'assistant', 'markdown', final, { stream_id: streamId });
+    const final = answer.replaceAll(ONBOARDING_DONE, '').trim() || '…';
+    await say(user.id, channel, 'assistant', 'markdown', final, { stream_id: streamId, reply_to: replyTo });
     return { memories, onboardingDone: done };
   }
 
-  async function learn(user: ChatUser, channel: Channel, messageId: number, text: string, known?: MemoryRow[]) {
+  async function learn(
+    user: Pick<ChatUser, 'id' | 'learnFromChats'>,
+    channel: Channel,
+    messageId: number,
+    text: string,
+    known?: MemoryRow[],
+  ) {
     try {
       const changes = await learning.learn(user, { messageId, source: channel }, text, known);
       if (changes.length) {
@@ -236,6 +346,52 @@ export function createChatService(deps: {
       }
     } catch (err) {
       log.warn({ err, userId: user.id }, 'learning from a message failed');
+    }
+  }
+
+  /** Learns from a message after the user's earlier messages were learned from; never rejects. */
+  function learnInTurn(
+    user: Pick<ChatUser, 'id' | 'learnFromChats'>,
+    channel: Channel,
+    messageId: number,
+    text: string,
+    known?: MemoryRow[],
+  ) {
+    const lane = laneOf(user.id);
+    lane.learning++;
+    const run = lane.learned.then(() => learn(user, channel, messageId, text, known));
+    lane.learned = run;
+    return track(
+      run.finally(() => {
+        lane.learning--;
+        release(user.id, lane);
+      }),
+    );
+  }
+
+  /** Answers `human` (its turn has come) and learns from it. */
+  async function answer(user: ChatUser, channel: Channel, human: ChatMessageRow, context: TurnContext | null) {
+    const text = human.rawText;
+    if (channel === 'onboarding' && STOP_WORDS.test(text)) {
+      const learning = learnInTurn(user, channel, human.id, text);
+      await say(user.id, channel, 'assistant', 'markdown', 'No problem. You can tell me more any time in the chat.', {
+        reply_to: human.id,
+      });
+      await finishOnboarding(user.id, learning);
+      return;
+    }
+    // An earlier message of the queue ended the interview: this one is kept, and said so.
+    if (channel === 'onboarding' && user.onboarded) {
+      await say(user.id, channel, 'system', 'system_message', ONBOARDING_FINISHED, { reply_to: human.id });
+      return;
+    }
+    // Learning starts once the reply is out, so it never competes with it; the caller is not kept waiting.
+    let outcome: ReplyOutcome | undefined;
+    try {
+      outcome = await reply(user, channel, human, context ?? (await contextNow(user, human)));
+    } finally {
+      const learning = learnInTurn(user, channel, human.id, text, outcome?.memories);
+      if (outcome?.onboardingDone) await finishOnboarding(user.id, learning);
     }
   }
 
@@ -266,33 +422,70 @@ export function createChatService(deps: {
       if (channel === 'onboarding' && user.onboarded) return refuse('onboarding_finished', ONBOARDING_FINISHED);
       const clientId = parsed.data.client_id;
       const seen = clientId === undefined ? null : clientIdsOf(user.id);
-      if (seen && clientId !== undefined) {
-        // Already stored: echo it again to this tab. Still being stored: its echo is on the way.
-        if (seen.has(clientId)) return seen.get(clientId) ?? null;
-        remember(seen, clientId, null);
+      // Already stored: echo it again to this tab. Still being stored: its echo is on the way.
+      if (seen && clientId !== undefined && seen.has(clientId)) return seen.get(clientId) ?? null;
+      const lane = laneOf(user.id);
+      if (lane.waiting >= MAX_WAITING) {
+        release(user.id, lane);
+        return refuse('rate_limited', TOO_MANY_WAITING);
       }
-      // Stored before anything else happens: whatever fails later, the message is kept.
-      const { human, context } = await startTurn(user, channel, text).catch((err: unknown) => {
-        // Not stored: a resend must be taken.
-        if (clientId !== undefined) seen?.delete(clientId);
-        throw err;
-      });
-      if (seen && clientId !== undefined) remember(seen, clientId, presentMessage(human));
-      if (channel === 'onboarding' && STOP_WORDS.test(text)) {
-        const learning = track(learn(user, channel, human.id, text));
-        await say(user.id, channel, 'assistant', 'markdown', 'No problem. You can tell me more any time in the chat.');
-        await finishOnboarding(user.id, learning);
-        return null;
-      }
-      // Learning starts once the reply is out, so it never competes with it; the caller is not kept waiting.
-      let outcome: ReplyOutcome | undefined;
+      if (seen && clientId !== undefined) remember(seen, clientId, null);
+      // Decided before anything is awaited, so messages arriving together are counted in order.
+      const ahead = lane.waiting;
+      lane.waiting++;
       try {
-        outcome = await track(reply(user, channel, context));
+        // Stored in arrival order before anything else happens: whatever fails later, the message is kept.
+        const storing = lane.stored.then(() =>
+          ahead ? storeWaiting(user, channel, text) : startTurn(user, channel, text),
+        );
+        lane.stored = storing.catch(() => {});
+        const { human, context } = await storing.catch((err: unknown) => {
+          // Not stored: a resend must be taken.
+          if (clientId !== undefined) seen?.delete(clientId);
+          throw err;
+        });
+        if (seen && clientId !== undefined) remember(seen, clientId, presentMessage(human));
+        owed.add(human.id);
+        try {
+          if (ahead) {
+            hub.publish(user.id, channel, {
+              message_type: 'queued',
+              author_type: 'system',
+              message_id: human.id,
+              ahead,
+              raw_text: QUEUED,
+            });
+          }
+          const turn = lane.turns.then(() => answer(user, channel, human, context));
+          lane.turns = turn.catch(() => {});
+          await track(turn);
+        } finally {
+          owed.delete(human.id);
+        }
       } finally {
-        const learning = track(learn(user, channel, human.id, text, outcome?.memories));
-        if (outcome?.onboardingDone) await finishOnboarding(user.id, learning);
+        lane.waiting--;
+        release(user.id, lane);
       }
       return null;
+    },
+
+    /** Marks the answers this instance still owes as alive, so no other instance takes them for interrupted. */
+    keepPending: () => repo.keepPending([...owed]),
+
+    /**
+     * Answers that a crash or restart interrupted (no mark for PENDING_STALE_SEC) get a note in their
+     * place that offers to ask again, and the question is learned from as it would have been.
+     */
+    async answerInterrupted() {
+      const notes = await repo.answerInterrupted(PENDING_STALE_SEC, INTERRUPTED);
+      for (const note of notes) {
+        const channel = note.channel as Channel;
+        const { question, learnFromChats, ...row } = note;
+        hub.publish(note.userId, channel, presentMessage(row));
+        if (note.replyToId) void learnInTurn({ id: note.userId, learnFromChats }, channel, note.replyToId, question);
+      }
+      if (notes.length) log.info({ count: notes.length }, 'interrupted answers noted');
+      return notes.length;
     },
 
     /** Waits (at most `timeoutMs`) for the replies and learning under way, then stops waiting. */

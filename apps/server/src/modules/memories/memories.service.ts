@@ -94,8 +94,14 @@ export function createMemoriesService({ repo, clock }: { repo: MemoriesRepo; clo
 
     replace: (userId: number, id: number, input: Input) => change(userId, id, fieldsOf(input), input.restore_deleted),
 
-    update(userId: number, id: number, patch: Patch) {
-      const fields: Partial<MemoryFields> = {};
+    /** With `provenance` (learning), the memory links to the message that changed it last. */
+    update(
+      userId: number,
+      id: number,
+      patch: Patch,
+      provenance?: { source: TMemory['source']; sourceMessageId: number },
+    ) {
+      const fields: Partial<MemoryFields> & { source?: string; sourceMessageId?: number } = { ...provenance };
       if (patch.key !== undefined) fields.key = patch.key;
       if (patch.data !== undefined) fields.data = patch.data;
       if (patch.memory_type !== undefined) fields.memoryType = patch.memory_type;

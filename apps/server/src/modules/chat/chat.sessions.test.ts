@@ -1,0 +1,174 @@
+// A chat socket lives as long as its session and its connection: signing out, a password change or
+// reset, expiry and deactivation close it with 1008; a connection that stops answering pings is
+// dropped and frees its slot; malformed frames are the client's fault in the logs.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeOpenAI, startFakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
+import { PASSWORD, randomIp, signedInUser } from '../../test/factories.ts';
+import { Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
+import { MAX_SOCKETS_PER_USER } from './chat.routes.ts';
+import { type Client, captureLogs, connect, type } from './chat.test-client.ts';
+
+const API = '/_allauth/browser/v1';
+let t: TestApp;
+let fake: FakeOpenAI;
+let wsBase = '';
+let offsetMs = 0;
+let logs: ReturnType<typeof captureLogs>;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+  t = await createTestApp(
+    {
+      LLM_BASE_URL: fake.baseUrl,
+      LLM_MODEL: 'fake-model',
+      LLM_MAX_RETRIES: '0',
+      CHAT_PING_INTERVAL_MS: '150',
+      LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'json',
+    },
+    { clock: { now: () => new Date(Date.now() + offsetMs) } },
+  );
+  logs = captureLogs(t.app);
+  wsBase = (await t.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
+});
+afterAll(async () => {
+  await t.close();
+  await fake.close();
+});
+beforeEach(() => {
+  offsetMs = 0;
+  fake.onChat((req) => ({ text: `You said: ${req.messages.at(-1)?.content}` }));
+  fake.onJson(() => ({ text: '{"operations":[]}' }));
+});
+
+async function chatting(browser: Browser, path = '/ws/chat/') {
+  const c = await connect(wsBase, browser, path);
+  await c.next(type('history'));
+  return c;
+}
+
+/** The close code, or 'open' if the socket is still open after `ms`. */
+async function closeCode(c: Client, ms = 3000) {
+  const timeout = new Promise<'open'>((r) => setTimeout(() => r('open'), ms));
+  const result = await Promise.race([c.closed, timeout]);
+  return result === 'open' ? result : result.code;
+}
+
+async function secondDevice(email: string, password = PASSWORD) {
+  const browser = new Browser(t.app, { ip: randomIp() });
+  const login = await browser.post(`${API}/auth/login`, { email, password });
+  expect(login.statusCode).toBe(200);
+  return browser;
+}
+
+const humanMessages = (userId: number) =>
+  t.database.db.prisma.chatMessage.findMany({ where: { userId, authorType: 'human' } });
+
+describe('a socket and its session', () => {
+  it("closes with 1008 when its session signs out, and gets none of the account's messages after", async () => {
+    const { browser, email } = await signedInUser(t);
+    const laptop = await secondDevice(email);
+    const chat = await chatting(browser);
+    const onboarding = await chatting(browser, '/ws/onboarding/');
+    const other = await chatting(laptop);
+
+    expect((await browser.delete(`${API}/auth/session`)).statusCode).toBe(401);
+    expect(await closeCode(chat)).toBe(1008);
+    expect(await closeCode(onboarding)).toBe(1008);
+    // The account's other session keeps its socket, and its messages reach nobody signed out.
+    other.say('still here');
+    await other.next(type('markdown'));
+    expect(chat.events.filter((e) => e.message_type !== 'history')).toEqual([]);
+    expect(await closeCode(other, 100)).toBe('open');
+    other.ws.close();
+  });
+
+  it('closes every other session on a password change; this device carries on with a new socket', async () => {
+    const { browser, email } = await signedInUser(t);
+    const laptop = await secondDevice(email);
+    const here = await chatting(browser);
+    const there = await chatting(laptop);
+    const changed = await browser.post(`${API}/account/password/change`, {
+      current_password: PASSWORD,
+      new_password: 'a brand new password 7',
+    });
+    expect(changed.statusCode).toBe(200);
+    expect(await closeCode(there)).toBe(1008);
+    // This device got a new session key: its old socket ends too, and a new one works.
+    expect(await closeCode(here)).toBe(1008);
+    const again = await chatting(browser);
+    again.say('new password, same chat');
+    await again.next(type('markdown'));
+    again.ws.close();
+  });
+
+  it('closes every socket of the account on a password reset', async () => {
+    const { browser, email, userId } = await signedInUser(t);
+    const chat = await chatting(browser);
+    const before = t.smtp.messages.length;
+    await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/password/request`, { email });
+    const mail = await t.smtp.waitFor(email, { subject: /Reset your Daybook password/, after: before });
+    const key = decodeURIComponent(
+      mail.links.find((l) => l.includes('/auth/reset-password/'))?.split('/auth/reset-password/')[1] ?? '',
+    );
+    const reset = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/password/reset`, {
+      key,
+      password: 'a reset password 42',
+    });
+    expect(reset.statusCode).toBe(401);
+    expect(await closeCode(chat)).toBe(1008);
+    expect(await humanMessages(userId)).toEqual([]);
+  });
+
+  it('closes with 1008 once the session has expired, and stores nothing sent after', async () => {
+    const { browser, userId } = await signedInUser(t);
+    const chat = await chatting(browser);
+    offsetMs = 15 * 24 * 3600 * 1000;
+    chat.say('am I still signed in?');
+    expect(await closeCode(chat)).toBe(1008);
+    expect(await humanMessages(userId)).toEqual([]);
+  });
+
+  it('closes with 1008 when the account is deactivated', async () => {
+    const { browser, userId } = await signedInUser(t);
+    const chat = await chatting(browser);
+    await t.database.db.prisma.user.update({ where: { id: userId }, data: { isActive: false } });
+    expect(await closeCode(chat)).toBe(1008);
+  });
+});
+
+describe('pings', () => {
+  it('drops connections that stop answering, which frees their slots; live ones stay', async () => {
+    const { browser } = await signedInUser(t);
+    const dead = await Promise.all(
+      Array.from({ length: MAX_SOCKETS_PER_USER }, () => connect(wsBase, browser, '/ws/chat/', { autoPong: false })),
+    );
+    await Promise.all(dead.map((c) => c.next(type('history'))));
+    for (const c of dead) expect(await closeCode(c)).toBe(1006);
+    const alive = await chatting(browser);
+    expect(await closeCode(alive, 1000)).toBe('open');
+    alive.ws.close();
+  });
+});
+
+describe('malformed frames', () => {
+  it('are logged as a warning without their content, and close that socket', async () => {
+    const { browser } = await signedInUser(t);
+    const c = await chatting(browser);
+    const from = logs.length;
+    // A masked text frame whose payload is not UTF-8 (0xff), around words that must stay private.
+    const payload = Buffer.concat([Buffer.from('my secret diary '), Buffer.from([0xff, 0xfe])]);
+    const mask = Buffer.from([1, 2, 3, 4]);
+    const masked = Buffer.from(payload.map((b, i) => b ^ (mask[i % 4] as number)));
+    const raw = (c.ws as unknown as { _socket: { write(b: Buffer): void } })._socket;
+    raw.write(Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, masked]));
+    expect(await closeCode(c)).not.toBe('open');
+    const until = Date.now() + 2000;
+    while (!logs.slice(from).some((l) => l.msg === 'malformed websocket frame') && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+    const lines = logs.slice(from);
+    expect(lines.find((l) => l.msg === 'malformed websocket frame')).toMatchObject({ level: 40 });
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    expect(JSON.stringify(lines)).not.toContain('secret diary');
+  });
+});
