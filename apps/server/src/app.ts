@@ -23,7 +23,7 @@ import healthRoutes from './modules/health/health.routes.ts';
 import { createInvitesRepo } from './modules/invites/invites.repo.ts';
 import invitesRoutes from './modules/invites/invites.routes.ts';
 import { createInvitesService, type InvitesService } from './modules/invites/invites.service.ts';
-import { createMailer, type Mailer } from './modules/mail/mail.service.ts';
+import { createMailer, createMailQueue, type Mailer } from './modules/mail/mail.service.ts';
 import { createMemoriesRepo } from './modules/memories/memories.repo.ts';
 import memoriesRoutes from './modules/memories/memories.routes.ts';
 import { createMemoriesService } from './modules/memories/memories.service.ts';
@@ -76,6 +76,7 @@ export interface AppDeps {
 
 // Under server.ts's 10 s limit for the whole shutdown.
 const SHUTDOWN_DRAIN_MS = 8_000;
+const MAIL_DRAIN_MS = 1_500;
 
 /** Builds the whole application. Never listens: server.ts does that. */
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
@@ -114,14 +115,22 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const secret = await loadSecretKey(config.secretKey, config.db.dataDir);
   if (secret.generated)
     app.log.warn(`SECRET_KEY is not set: generated one in ${path.join(config.db.dataDir, 'secret_key')}`);
+  const mailLog = app.log.child({ module: 'mail' });
   const mailer =
     deps.mailer ??
     createMailer({
       ...config.mail,
       outboxDir: path.join(config.db.dataDir, 'mail'),
-      log: app.log.child({ module: 'mail' }),
+      log: mailLog,
+      production: config.env === 'production',
     });
-  if (!deps.mailer) app.addHook('onClose', async () => mailer.close());
+  const mail = createMailQueue(mailer, mailLog);
+  // Mail queued by the last requests still goes out before the process ends.
+  app.addHook('onClose', async () => {
+    const left = await mail.drain(MAIL_DRAIN_MS);
+    if (left) app.log.warn(`${left} mail(s) still being sent at shutdown`);
+    if (!deps.mailer) mailer.close();
+  });
   const accountsRepo = createAccountsRepo(prisma);
   const limiter = createRateLimiter({ repo: accountsRepo, clock });
   const sessions = createSessionsService({ repo: accountsRepo, clock });
@@ -129,11 +138,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const accounts = createAccountsService({
     repo: accountsRepo,
     invites,
-    mailer,
+    mail,
     limiter,
     signer: createSigner(secret.key),
     clock,
     publicUrl: config.publicUrl,
+    frontendUrls: config.frontendUrls,
     log: app.log.child({ module: 'accounts' }),
   });
   app.decorate('accounts', accounts);

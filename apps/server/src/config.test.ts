@@ -49,6 +49,27 @@ describe('loadConfig', () => {
     });
   });
 
+  it("FRONTEND_URL_*: mailed links default to the app's pages and may point elsewhere, with a {key}", () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://d.example.org' }).frontendUrls).toEqual({
+      verifyEmail: 'https://d.example.org/auth/verify-email/{key}',
+      resetPassword: 'https://d.example.org/auth/reset-password/{key}',
+      signup: 'https://d.example.org/auth/signup',
+    });
+    const spa = loadConfig({
+      FRONTEND_URL_VERIFY_EMAIL: 'https://app.example.org/account/verify-email/{key}',
+      FRONTEND_URL_RESET_PASSWORD: 'https://app.example.org/account/password/reset/key/{key}',
+      FRONTEND_URL_SIGNUP: 'https://app.example.org/account/signup',
+    });
+    expect(spa.frontendUrls.resetPassword).toBe('https://app.example.org/account/password/reset/key/{key}');
+    expect(problemsOf({ FRONTEND_URL_VERIFY_EMAIL: 'https://app.example.org/verify' })[0]).toMatch(
+      /^FRONTEND_URL_VERIFY_EMAIL: must contain \{key\}/,
+    );
+    expect(problemsOf({ FRONTEND_URL_RESET_PASSWORD: 'javascript:alert(1)//{key}' })[0]).toMatch(
+      /^FRONTEND_URL_RESET_PASSWORD: must be an http\(s\) URL/,
+    );
+    expect(problemsOf({ FRONTEND_URL_SIGNUP: '/auth/signup' })[0]).toMatch(/^FRONTEND_URL_SIGNUP: must be an http/);
+  });
+
   it('treats empty strings as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: '' }).port).toBe(3000);
   });

@@ -30,6 +30,8 @@ const RESERVED_SLUGS = new Set([
 const PORT_MESSAGE = 'must be a port number from 1 to 65535';
 const port = z.coerce.number({ error: PORT_MESSAGE }).int(PORT_MESSAGE).min(1, PORT_MESSAGE).max(65535, PORT_MESSAGE);
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+/** A link template for mails: an http(s) URL where `{key}` stands for the emailed key. */
+const keyUrl = url.refine((v) => v.includes('{key}'), 'must contain {key} where the key goes');
 
 /** "GitHub=https://github.com/me,Mastodon=https://..." -> [{ label, url }] */
 const profileLinks = z.string().transform((value, ctx) => {
@@ -79,6 +81,9 @@ const EnvSchema = z.object({
     .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
     .optional(),
   MAIL_FROM: z.string().min(3).default('Daybook <daybook@localhost>'),
+  FRONTEND_URL_VERIFY_EMAIL: keyUrl.optional(),
+  FRONTEND_URL_RESET_PASSWORD: keyUrl.optional(),
+  FRONTEND_URL_SIGNUP: url.optional(),
   LLM_BASE_URL: url.optional(),
   LLM_API_KEY: z.string().min(1).optional(),
   LLM_MODEL: z.string().min(1).optional(),
@@ -176,6 +181,8 @@ export function parseTrustProxy(value: string): false | number | string[] | null
   /** Signs verification and reset keys. Unset: generated once and kept in DATA_DIR. */
   secretKey?: string;
   mail: { smtpUrl?: string; from: string };
+  /** Pages the mailed links open, `{key}` replaced by the key (allauth's HEADLESS_FRONTEND_URLS). */
+  frontendUrls: { verifyEmail: string; resetPassword: string; signup: string };
   /** Any OpenAI-compatible endpoint; `model` unset means no assistant is configured. */
   llm: { baseUrl?: string; apiKey?: string; model?: string; timeoutMs: number; maxRetries: number };
   /**
@@ -222,17 +229,23 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     );
   }
   const e = parsed.data;
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     env: e.NODE_ENV,
     host: e.HOST,
     port: e.PORT,
-    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    publicUrl,
     logLevel: e.LOG_LEVEL,
     // Readable lines for a person at a terminal; JSON for log collectors.
     logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     trustProxy: e.TRUST_PROXY ?? false,
     secretKey: e.SECRET_KEY,
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    frontendUrls: {
+      verifyEmail: e.FRONTEND_URL_VERIFY_EMAIL ?? `${publicUrl}/auth/verify-email/{key}`,
+      resetPassword: e.FRONTEND_URL_RESET_PASSWORD ?? `${publicUrl}/auth/reset-password/{key}`,
+      signup: e.FRONTEND_URL_SIGNUP ?? `${publicUrl}/auth/signup`,
+    },
     llm: {
       baseUrl: e.LLM_BASE_URL,
       apiKey: e.LLM_API_KEY,

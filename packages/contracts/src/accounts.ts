@@ -140,12 +140,26 @@ export const ZSignupRequest = z
   .refine((v) => v.password1 === v.password2, { message: 'Passwords do not match', path: ['password2'] });
 export type TSignupRequest = z.infer<typeof ZSignupRequest>;
 
-export const ZSignupResponse = z.object({ user: ZUserMe, verification_sent: z.boolean() });
+// The same answer whether the address is new or already has an account (enumeration prevention):
+// a new account is signed in by the session cookie, so GET /api/users/me/ tells the page which.
+export const ZSignupResponse = z.object({ verification_sent: z.boolean() });
 export type TSignupResponse = z.infer<typeof ZSignupResponse>;
 
 /** POST /api/auth/password/reset/ */
 export const ZPasswordResetRequest = z.object({ email });
 export const ZPasswordResetResponse = z.object({ detail: z.string() });
+
+/**
+ * POST /api/auth/verification/resend/ (body as the reset request). `sent: false` when a link went to
+ * this address moments ago; `retry_after` is then the seconds until another may be asked for.
+ * Addresses without an account get the same answers.
+ */
+export const ZResendVerificationResponse = z.object({
+  detail: z.string(),
+  sent: z.boolean(),
+  retry_after: z.number().int().optional(),
+});
+export type TResendVerificationResponse = z.infer<typeof ZResendVerificationResponse>;
 
 // ---- invites -----------------------------------------------------------------------------------
 

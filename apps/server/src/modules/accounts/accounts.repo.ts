@@ -85,9 +85,32 @@ export function createAccountsRepo(prisma: PrismaClient) {
     deleteExpiredSessions: (now: Date, tx: Tx = prisma) => tx.session.deleteMany({ where: { expiresAt: { lt: now } } }),
 
     // ---- rate limits ----
-    countHits: (key: string, since: Date, tx: Tx = prisma) =>
-      tx.rateLimitHit.count({ where: { key, at: { gt: since } } }),
-    addHit: (key: string, at: Date, tx: Tx = prisma) => tx.rateLimitHit.create({ data: { key, at } }),
+    /**
+     * Counts and records one hit on every key at once, or none when a key is full. Each key's
+     * advisory lock serialises its count-then-insert across connections and instances.
+     */
+    reserveHits(limits: Array<{ key: string; max: number; since: Date }>, at: Date) {
+      return prisma.$transaction(async (tx): Promise<{ ids: bigint[] } | { fullSince: Date; key: string }> => {
+        // Sorted, so two reservations over the same keys never wait on each other in a cycle.
+        for (const key of [...new Set(limits.map((l) => l.key))].sort()) {
+          await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${key}))`;
+        }
+        for (const { key, max, since } of limits) {
+          const hits = await tx.rateLimitHit.findMany({
+            where: { key, at: { gt: since } },
+            orderBy: { at: 'desc' },
+            take: max,
+            select: { at: true },
+          });
+          // The oldest of the newest `max` hits: once it leaves the window there is room again.
+          if (hits.length >= max) return { key, fullSince: hits[max - 1]?.at ?? at };
+        }
+        const ids: bigint[] = [];
+        for (const { key } of limits) ids.push((await tx.rateLimitHit.create({ data: { key, at } })).id);
+        return { ids };
+      });
+    },
+    deleteHits: (ids: bigint[], tx: Tx = prisma) => tx.rateLimitHit.deleteMany({ where: { id: { in: ids } } }),
     clearHits: (key: string, tx: Tx = prisma) => tx.rateLimitHit.deleteMany({ where: { key } }),
     deleteHitsBefore: (before: Date, tx: Tx = prisma) => tx.rateLimitHit.deleteMany({ where: { at: { lt: before } } }),
   };

@@ -5,7 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import type { Signer } from '../../lib/signing.ts';
 import { InviteError, type InvitesService } from '../invites/invites.service.ts';
-import type { Mailer, MailMessage } from '../mail/mail.service.ts';
+import type { MailQueue } from '../mail/mail.service.ts';
 import { mails } from '../mail/templates.ts';
 import { AccountError, type AccountErrorItem, fieldError, formError, MESSAGES, required } from './account-error.ts';
 import type { AccountsRepo, UserRow } from './accounts.repo.ts';
@@ -25,16 +25,27 @@ export type LoginOutcome =
   | { kind: 'verify_email'; userId: number; email: string }
   | { kind: 'inactive' };
 
+/** Where mailed links point: URLs with a `{key}` placeholder (allauth's HEADLESS_FRONTEND_URLS). */
+export interface FrontendUrls {
+  verifyEmail: string;
+  resetPassword: string;
+  signup: string;
+}
+
 export interface AccountsDeps {
   repo: AccountsRepo;
   invites: InvitesService;
-  mailer: Mailer;
+  mail: MailQueue;
   limiter: RateLimiter;
   signer: Signer;
   clock: Clock;
   publicUrl: string;
+  frontendUrls: FrontendUrls;
   log: FastifyBaseLogger;
 }
+
+/** A verification mail went out, or the per-address cooldown held it back for this long. */
+export type VerificationMail = { sent: true } | { sent: false; retryAfterSec: number };
 
 /** Reads an email field the way Django's EmailField does: required, trimmed, lower-cased, valid. */
 export function cleanEmail(value: unknown, param = 'email'): string {
@@ -59,17 +70,9 @@ function validateNewPassword(password: string, param: string, email?: string) {
 }
 
 export function createAccountsService(deps: AccountsDeps) {
-  const { repo, invites, mailer, limiter, signer, clock, publicUrl, log } = deps;
+  const { repo, invites, mail, limiter, signer, clock, publicUrl, frontendUrls, log } = deps;
   const nowSec = () => Math.floor(clock.now().getTime() / 1000);
-
-  async function send(message: MailMessage) {
-    // A mail server hiccup must not lose the account change that triggered the mail.
-    try {
-      await mailer.send(message);
-    } catch (err) {
-      log.error({ err, to: message.to, subject: message.subject }, 'could not send mail');
-    }
-  }
+  const withKey = (template: string, key: string) => template.replaceAll('{key}', encodeURIComponent(key));
 
   // ---- keys ----
   const verifyKeyFor = (addressId: number, email: string) =>
@@ -84,7 +87,10 @@ export function createAccountsService(deps: AccountsDeps) {
     });
     const issued = parts ? Number.parseInt(parts[1] ?? '', 36) : Number.NaN;
     const row = address as Awaited<ReturnType<AccountsRepo['findEmailById']>>;
-    if (!parts || !row || row.verified || nowSec() - issued > KEY_TTL_SEC) {
+    // A genuine link opened again: nothing is pending any more (allauth's 409 for a used code), so
+    // the page can say the address is verified instead of calling the link broken.
+    if (parts && row?.verified) throw new AccountError(409);
+    if (!parts || !row || nowSec() - issued > KEY_TTL_SEC) {
       throw fieldError('key', 'invalid_or_expired_key', MESSAGES.invalidOrExpiredKey);
     }
     if (await repo.isVerifiedElsewhere(row.email, row.userId))
@@ -116,12 +122,19 @@ export function createAccountsService(deps: AccountsDeps) {
     return found;
   }
 
+  const mailVerification = (addressId: number, email: string) =>
+    mail.send(mails.verifyEmail(email, withKey(frontendUrls.verifyEmail, verifyKeyFor(addressId, email))));
+
   /** Mails a verification link unless one went to this address in the last 180 s. */
-  async function sendVerification(addressId: number, email: string): Promise<boolean> {
-    if (!(await limiter.consume(LIMITS.confirmEmail(email)))) return false;
-    await send(mails.verifyEmail(email, `${publicUrl}/auth/verify-email/${verifyKeyFor(addressId, email)}`));
-    return true;
+  async function sendVerification(addressId: number, email: string): Promise<VerificationMail> {
+    const attempt = await limiter.attempt(LIMITS.confirmEmail(email));
+    if (!attempt.allowed) return { sent: false, retryAfterSec: attempt.retryAfterSec };
+    mailVerification(addressId, email);
+    return { sent: true };
   }
+
+  const mailAccountExists = (email: string) =>
+    mail.send(mails.accountAlreadyExists(email, `${publicUrl}/auth/login`, `${publicUrl}/auth/forgot-password`));
 
   const presentEmails = async (userId: number): Promise<TEmailAddress[]> =>
     (await repo.listEmails(userId)).map((e) => ({ email: e.email, primary: e.primary, verified: e.verified }));
@@ -130,9 +143,10 @@ export function createAccountsService(deps: AccountsDeps) {
     if (!(await limiter.consume(LIMITS.signup(ctx.ip)))) throw new AccountError(429);
     const invite = await invites.check(input.inviteToken, input.email);
     validateNewPassword(input.password, 'password', input.email);
+    // Hashed before looking the address up: a taken address costs the same time as a new one.
+    const passwordHash = await hashPassword(input.password);
     const existing = await repo.findUserByAnyEmail(input.email);
     if (existing) return { existing: existing.user };
-    const passwordHash = await hashPassword(input.password);
     try {
       const user = await repo.transaction(async (tx) => {
         const created = await repo.createUser({ email: input.email, passwordHash }, tx);
@@ -188,18 +202,16 @@ export function createAccountsService(deps: AccountsDeps) {
       const password = body.password as string;
 
       if (!(await limiter.consume(LIMITS.login(ctx.ip)))) throw new AccountError(429);
-      const failedIp = LIMITS.loginFailedIp(ctx.ip);
-      const failedKey = LIMITS.loginFailedKey(email);
-      if ((await limiter.exceeded(failedIp)) || (await limiter.exceeded(failedKey))) {
-        throw formError('too_many_login_attempts', MESSAGES.tooManyLoginAttempts);
-      }
+      // Counted as a failure before the password is checked, and given back if it is right: a burst
+      // of parallel guesses gets no more checks than the limit allows.
+      const attempt = await limiter.attempt(LIMITS.loginFailedIp(ctx.ip), LIMITS.loginFailedKey(email));
+      if (!attempt.allowed) throw formError('too_many_login_attempts', MESSAGES.tooManyLoginAttempts);
 
       const found = await repo.findUserByAnyEmail(email);
-      if (!found || !(await verifyPassword(found.user.passwordHash, password))) {
-        await limiter.record(failedIp);
-        await limiter.record(failedKey);
-        throw fieldError('password', 'email_password_mismatch', MESSAGES.emailPasswordMismatch);
-      }
+      // One argon2 verification either way (a dummy hash for an unknown address): same time.
+      const matches = await verifyPassword(found?.user.passwordHash, password);
+      if (!found || !matches) throw fieldError('password', 'email_password_mismatch', MESSAGES.emailPasswordMismatch);
+      await limiter.release(attempt);
       const { user, address } = found;
       if (!user.isActive) return { kind: 'inactive' };
       if (!address.verified) {
@@ -240,7 +252,7 @@ export function createAccountsService(deps: AccountsDeps) {
         );
         if ('existing' in result) {
           // Same answer as a fresh signup, so the response does not reveal the account.
-          await send(mails.accountAlreadyExists(email, `${publicUrl}/auth/login`, `${publicUrl}/auth/forgot-password`));
+          mailAccountExists(email);
           return { userId: result.existing?.id ?? 0, email };
         }
         return { userId: result.user.id, email };
@@ -250,15 +262,18 @@ export function createAccountsService(deps: AccountsDeps) {
       }
     },
 
-    /** The product's POST /api/auth/signup/: the new account's first session starts at once. */
+    /**
+     * The product's POST /api/auth/signup/: a new account's first session starts at once. A taken
+     * address gets the same answer (no session), its owner a mail, and the invite stays unused.
+     */
     async signupProduct(input: { email: string; password1: string; inviteToken: string }, ctx: RequestContext) {
       const email = cleanEmail(input.email);
       const result = await createAccount({ email, password: input.password1, inviteToken: input.inviteToken }, ctx);
       if ('existing' in result) {
-        // The invite is checked first, so only invite holders can learn that an address is taken.
-        throw fieldError('email', 'email_taken', MESSAGES.emailTaken);
+        mailAccountExists(email);
+        return { user: null, existingUserId: result.existing?.id ?? 0, email };
       }
-      return result.user;
+      return { user: result.user, existingUserId: null, email };
     },
 
     async checkVerifyKey(key: unknown) {
@@ -273,12 +288,18 @@ export function createAccountsService(deps: AccountsDeps) {
       return { email: address.email, user };
     },
 
-    /** Product call: mail a new verification link. Same answer whether or not the address exists. */
-    async resendVerification(emailValue: unknown, ctx: RequestContext) {
+    /**
+     * Product call: mail a new verification link. The per-address cooldown applies to every address,
+     * with an account or without, so its answer tells nothing about who has one.
+     */
+    async resendVerification(emailValue: unknown, ctx: RequestContext): Promise<VerificationMail> {
       const email = cleanEmail(emailValue);
       if (!(await limiter.consume(LIMITS.resendVerificationIp(ctx.ip)))) throw new AccountError(429);
+      const attempt = await limiter.attempt(LIMITS.confirmEmail(email));
+      if (!attempt.allowed) return { sent: false, retryAfterSec: attempt.retryAfterSec };
       const found = await repo.findUserByAnyEmail(email);
-      if (found && !found.address.verified && found.user.isActive) await sendVerification(found.address.id, email);
+      if (found && !found.address.verified && found.user.isActive) mailVerification(found.address.id, email);
+      return { sent: true };
     },
 
     async requestPasswordReset(emailValue: unknown, ctx: RequestContext) {
@@ -288,9 +309,9 @@ export function createAccountsService(deps: AccountsDeps) {
       }
       const found = await repo.findUserByAnyEmail(email);
       if (found?.user.isActive) {
-        await send(mails.passwordReset(email, `${publicUrl}/auth/reset-password/${await resetKeyFor(found.user)}`));
+        mail.send(mails.passwordReset(email, withKey(frontendUrls.resetPassword, await resetKeyFor(found.user))));
       } else {
-        await send(mails.unknownAccount(email, `${publicUrl}/`));
+        mail.send(mails.unknownAccount(email, frontendUrls.signup));
       }
     },
 
@@ -310,7 +331,7 @@ export function createAccountsService(deps: AccountsDeps) {
       validateNewPassword(password, param, user.email);
       await repo.updateUser(user.id, { passwordHash: await hashPassword(password), passwordChangedAt: clock.now() });
       for (const e of await repo.listEmails(user.id)) await limiter.clear(LIMITS.loginFailedKey(e.email));
-      await send(mails.passwordWasReset(user.email));
+      mail.send(mails.passwordWasReset(user.email));
       log.info({ userId: user.id }, 'password reset');
       return user;
     },
@@ -337,7 +358,7 @@ export function createAccountsService(deps: AccountsDeps) {
         passwordHash: await hashPassword(next as string),
         passwordChangedAt: clock.now(),
       });
-      await send(mails.passwordChanged(user.email));
+      mail.send(mails.passwordChanged(user.email));
       return updated;
     },
 
@@ -370,7 +391,7 @@ export function createAccountsService(deps: AccountsDeps) {
       const address = await repo.findEmail(user.id, email);
       if (!address) throw fieldError('email', 'unknown_email', MESSAGES.unknownEmail);
       if (address.verified) return false;
-      return sendVerification(address.id, email);
+      return (await sendVerification(address.id, email)).sent;
     },
 
     async setPrimaryEmail(user: UserRow, body: { email?: unknown; primary?: unknown }) {

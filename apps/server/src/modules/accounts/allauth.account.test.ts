@@ -10,7 +10,28 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** A password Django finds too similar to the address, though it does not contain the local part. */
+const lookalike = (email: string) => `${email.split('@')[0]?.replace('-', '_')}5`;
+
 describe('password change', () => {
+  it('refuses a new password too similar to the email address (issue 10)', async () => {
+    const { browser, email } = await signedInUser(t);
+    const res = await browser.post(`${API}/account/password/change`, {
+      current_password: PASSWORD,
+      new_password: lookalike(email),
+    });
+    expect(res.json()).toEqual({
+      status: 400,
+      errors: [
+        {
+          code: 'password_too_similar',
+          message: 'The password is too similar to the email address.',
+          param: 'new_password',
+        },
+      ],
+    });
+  });
+
   it('behaviour 29: requires the current password, checks it, validates the new one, keeps the session, mails a notice', async () => {
     const { browser, email } = await signedInUser(t);
     const missing = await browser.post(`${API}/account/password/change`, { new_password: 'a new password 1' });

@@ -1,6 +1,7 @@
 // behaviours.md "Login" items.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, randomIp, signedInUser, signUp } from '../../test/factories.ts';
+import argon2 from 'argon2';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PASSWORD, randomIp, signedInUser, signUp, uniqueEmail } from '../../test/factories.ts';
 import { Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
 
 const API = '/_allauth/browser/v1';
@@ -168,5 +169,80 @@ describe('login', () => {
     expect(res.statusCode).toBe(401);
     await new Promise((r) => setTimeout(r, 200));
     expect(t.smtp.messages.slice(before).filter((m) => m.to === email)).toEqual([]);
+  });
+});
+
+describe('login hardening (issue 10)', () => {
+  const verifications = () => vi.spyOn(argon2, 'verify');
+  afterEach(() => vi.restoreAllMocks());
+
+  it('an unknown address costs one password check, like a known one', async () => {
+    const { email } = await verifiedAccount();
+    const verify = verifications();
+    await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: 'wrong password' });
+    expect(verify).toHaveBeenCalledTimes(1);
+    verify.mockClear();
+    const res = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, {
+      email: uniqueEmail('nobody'),
+      password: 'wrong password',
+    });
+    expect(res.json().errors[0].code).toBe('email_password_mismatch');
+    expect(verify).toHaveBeenCalledTimes(1);
+  });
+
+  it('100 parallel wrong passwords for one address get 5 password checks; the rest are refused unchecked', async () => {
+    const { email } = await verifiedAccount();
+    const verify = verifications();
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: `wrong-${i}-password` }),
+      ),
+    );
+    const codes = results.map((r) => r.json().errors?.[0]?.code);
+    expect(verify).toHaveBeenCalledTimes(5);
+    expect(codes.filter((c) => c === 'email_password_mismatch')).toHaveLength(5);
+    expect(codes.filter((c) => c === 'too_many_login_attempts')).toHaveLength(95);
+  });
+
+  it('the right password arriving while 5 wrong ones are being checked is refused', async () => {
+    const { email } = await verifiedAccount();
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const real = argon2.verify.bind(argon2);
+    const verify = vi.spyOn(argon2, 'verify').mockImplementation(async (...args) => {
+      await gate;
+      return real(...args);
+    });
+    const wrong = Array.from({ length: 5 }, (_, i) =>
+      new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: `wrong-${i}-password` }),
+    );
+    await vi.waitFor(() => expect(verify).toHaveBeenCalledTimes(5));
+    const right = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, { email, password: PASSWORD });
+    open();
+    await Promise.all(wrong);
+    expect(right.statusCode).toBe(400);
+    expect(right.json().errors).toEqual([
+      { code: 'too_many_login_attempts', message: 'Too many failed login attempts. Try again later.' },
+    ]);
+    expect(verify).toHaveBeenCalledTimes(5);
+  });
+
+  it('100 parallel logins from one IP: 30 are let through to the failure limit, the rest answer 429', async () => {
+    const ip = randomIp();
+    const verify = verifications();
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        new Browser(t.app, { ip }).post(`${API}/auth/login`, {
+          email: uniqueEmail(`x${i}`),
+          password: 'wrong password',
+        }),
+      ),
+    );
+    const statuses = results.map((r) => r.statusCode);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(70);
+    // 10 failures a minute per IP are checked; the other 20 stop at that limit.
+    expect(verify).toHaveBeenCalledTimes(10);
   });
 });

@@ -27,6 +27,25 @@ async function resetKey(email: string) {
 }
 
 describe('password reset', () => {
+  it('refuses a new password too similar to the email address (issue 10)', async () => {
+    const { email } = await signedInUser(t);
+    const key = await resetKey(email);
+    const res = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/password/reset`, {
+      key,
+      password: `${email.split('@')[0]?.replace('-', '_')}5`,
+    });
+    expect(res.json()).toEqual({
+      status: 400,
+      errors: [
+        {
+          code: 'password_too_similar',
+          message: 'The password is too similar to the email address.',
+          param: 'password',
+        },
+      ],
+    });
+  });
+
   it('behaviour 25: unknown addresses get the same 200 and an "unknown account" mail', async () => {
     const email = 'stranger@example.com';
     const res = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/password/request`, { email });

@@ -1,5 +1,6 @@
 // behaviours.md "Signup" items, and invites at signup (allauth endpoint and product endpoint).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import argon2 from 'argon2';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createInvite, PASSWORD, randomIp, signedInUser, uniqueEmail } from '../../test/factories.ts';
 import { Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
 
@@ -191,5 +192,96 @@ describe('invites at signup', () => {
     const [listed] = (await t.app.invites.list()).filter((i) => i.id === invite.id);
     expect(listed?.status).toBe('exhausted');
     expect(listed?.used_by.map((u) => u.email)).toEqual([a, b]);
+  });
+});
+
+describe('password similar to the address (issue 10)', () => {
+  it('both signups refuse it, in their own shapes', async () => {
+    const email = uniqueEmail();
+    const password = `${email.split('@')[0]?.replace('-', '_')}5`;
+    const allauth = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/signup`, {
+      email,
+      password,
+      inviteToken: (await createInvite(t)).token,
+    });
+    expect(allauth.json()).toEqual({
+      status: 400,
+      errors: [
+        {
+          code: 'password_too_similar',
+          message: 'The password is too similar to the email address.',
+          param: 'password',
+        },
+      ],
+    });
+    const product = await new Browser(t.app, { ip: randomIp() }).post('/api/auth/signup/', {
+      email,
+      password1: password,
+      password2: password,
+      inviteToken: (await createInvite(t)).token,
+    });
+    expect(product.statusCode).toBe(400);
+    expect(product.json().field_errors).toEqual({ password1: ['The password is too similar to the email address.'] });
+    expect(await countUsers(email)).toBe(0);
+  });
+});
+
+describe('signup with a taken address (issue 10)', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('the allauth signup hashes the password whether or not the address is taken', async () => {
+    const { email } = await signedInUser(t);
+    const hash = vi.spyOn(argon2, 'hash');
+    const taken = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/signup`, {
+      email,
+      password: 'another password 1',
+      inviteToken: (await createInvite(t)).token,
+    });
+    expect(taken.statusCode).toBe(401);
+    expect(hash).toHaveBeenCalledTimes(1);
+    hash.mockClear();
+    const fresh = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/signup`, {
+      email: uniqueEmail(),
+      password: 'another password 1',
+      inviteToken: (await createInvite(t)).token,
+    });
+    expect(fresh.statusCode).toBe(401);
+    expect(hash).toHaveBeenCalledTimes(1);
+  });
+
+  it('the product signup answers a taken address as a new one, mails its owner, and keeps the invite', async () => {
+    const { email } = await signedInUser(t);
+    const { token, invite } = await createInvite(t);
+    const before = t.smtp.messages.length;
+    const browser = new Browser(t.app, { ip: randomIp() });
+    const taken = await browser.post('/api/auth/signup/', {
+      email: email.toUpperCase(),
+      password1: 'another password 1',
+      password2: 'another password 1',
+      inviteToken: token,
+    });
+    const fresh = await new Browser(t.app, { ip: randomIp() }).post('/api/auth/signup/', {
+      email: uniqueEmail(),
+      password1: 'another password 1',
+      password2: 'another password 1',
+      inviteToken: (await createInvite(t)).token,
+    });
+    expect(taken.statusCode).toBe(201);
+    expect(taken.json()).toEqual({ verification_sent: true });
+    expect(fresh.statusCode).toBe(201);
+    expect(taken.json()).toEqual(fresh.json());
+    expect(taken.cookies.map((c) => c.name).sort()).toEqual(fresh.cookies.map((c) => c.name).sort());
+
+    // The owner hears of it, with a way in; nobody is signed in to their account.
+    const mail = await t.smtp.waitFor(email, { subject: /already have a Daybook account/, after: before });
+    expect(mail.text).toContain('http://daybook.test/auth/forgot-password');
+    expect((await browser.get('/api/users/me/')).statusCode).toBe(401);
+    expect((await browser.get(`${API}/auth/session`)).json().data.flows).toContainEqual({
+      id: 'verify_email',
+      is_pending: true,
+    });
+    const stored = await t.app.db.prisma.invite.findUniqueOrThrow({ where: { id: invite.id } });
+    expect(stored.uses).toBe(0);
+    expect(await countUsers(email)).toBe(1);
   });
 });

@@ -44,8 +44,8 @@ describe('email verification', () => {
     const res = await other.browser.post(`${API}/auth/email/verify`, { key });
     expect(res.statusCode).toBe(200);
     expect(res.json().data.user.email).toBe(other.email);
-    // The key was used: it cannot verify again.
-    expect((await new Browser(t.app).post(`${API}/auth/email/verify`, { key })).json()).toEqual(KEY_ERROR);
+    // The key was used: nothing is pending any more (409, as allauth answers a used code).
+    expect((await new Browser(t.app).post(`${API}/auth/email/verify`, { key })).json()).toEqual({ status: 409 });
     expect(
       (
         await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/login`, {
@@ -108,5 +108,60 @@ describe('email verification', () => {
       code: 'validation_error',
       field_errors: { email: ['Invalid email address'] },
     });
+  });
+});
+
+describe('a verification link opened twice (issue 10)', () => {
+  it('answers 409 (already verified) on GET and POST, not "invalid key", and changes nothing', async () => {
+    const { email } = await signUp(t);
+    const key = await verificationKey(t, email);
+    const browser = new Browser(t.app, { ip: randomIp() });
+    expect((await browser.post(`${API}/auth/email/verify`, { key })).statusCode).toBe(401);
+    expect((await browser.get(`${API}/auth/email/verify`, { 'x-email-verification-key': key })).json()).toEqual({
+      status: 409,
+    });
+    expect((await new Browser(t.app).post(`${API}/auth/email/verify`, { key })).json()).toEqual({ status: 409 });
+    // A forged key for that verified address is still just invalid.
+    const [id, ts] = key.split('-');
+    const forged = `${id}-${ts}-${'0'.repeat(40)}`;
+    expect((await browser.post(`${API}/auth/email/verify`, { key: forged })).json()).toEqual(KEY_ERROR);
+  });
+});
+
+describe('the product resend call within the 3-minute cooldown (issue 10)', () => {
+  const resend = (email: string) =>
+    new Browser(t.app, { ip: randomIp() }).post('/api/auth/verification/resend/', { email });
+
+  it('says no mail went out and when to ask again, instead of "sent"', async () => {
+    const { email } = await signUp(t);
+    await t.smtp.waitFor(email, { subject: /Confirm your email/ });
+    const before = t.smtp.messages.length;
+    const res = await resend(email);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      sent: false,
+      retry_after: expect.any(Number),
+      detail: 'We sent one a moment ago; you can ask again in 3 minutes.',
+    });
+    expect(res.json().retry_after).toBeGreaterThan(170);
+    expect(res.json().retry_after).toBeLessThanOrEqual(180);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(t.smtp.messages.slice(before).filter((m) => m.to === email)).toEqual([]);
+  });
+
+  it('answers an address without an account exactly as one with an account', async () => {
+    const { email } = await signUp(t);
+    await t.smtp.waitFor(email, { subject: /Confirm your email/ });
+    await t.app.db.prisma.rateLimitHit.deleteMany({ where: { key: `confirm_email:key:${email}` } });
+    const unknown = `nobody-${email}`;
+    const first = [await resend(email), await resend(unknown)].map((r) => r.json());
+    expect(first[0]).toEqual({
+      sent: true,
+      detail: 'If this address has an account waiting for verification, a new link is on its way.',
+    });
+    expect(first[1]).toEqual(first[0]);
+    const second = [await resend(email), await resend(unknown)].map((r) => r.json());
+    expect(second[0]).toMatchObject({ sent: false });
+    expect({ ...second[1], retry_after: 0 }).toEqual({ ...second[0], retry_after: 0 });
   });
 });

@@ -15,11 +15,47 @@ export interface PasswordProblem {
   message: string;
 }
 
+const MAX_SIMILARITY = 0.7;
+
+/** Python's SequenceMatcher(a, b).quick_ratio(): shared characters (with multiplicity), over the lengths. */
+function quickRatio(a: string, b: string): number {
+  if (!a.length && !b.length) return 1;
+  const counts = new Map<string, number>();
+  for (const ch of b) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let matches = 0;
+  for (const ch of a) {
+    const left = counts.get(ch) ?? 0;
+    if (left > 0) {
+      matches++;
+      counts.set(ch, left - 1);
+    }
+  }
+  return (2 * matches) / ([...a].length + [...b].length);
+}
+
+/**
+ * Django's UserAttributeSimilarityValidator on the email address: the password is compared with the
+ * whole address, its local part, and each part between non-word characters.
+ */
+function tooSimilarToEmail(password: string, email: string): boolean {
+  const lower = password.toLowerCase();
+  const value = email.toLowerCase();
+  const parts = [...value.split(/[^\p{L}\p{N}_]+/u), value.split('@')[0] ?? '', value].filter(Boolean);
+  const length = [...lower].length;
+  return parts.some((part) => {
+    const partLength = [...part].length;
+    // Django skips parts far shorter than the password: they cannot make it similar.
+    if (length >= 10 * partLength && partLength < (MAX_SIMILARITY / 2) * length) return false;
+    return quickRatio(lower, part) >= MAX_SIMILARITY;
+  });
+}
+
 export function passwordProblems(password: string, email?: string): PasswordProblem[] {
   const problems: PasswordProblem[] = [];
   const local = email?.split('@')[0]?.toLowerCase() ?? '';
   const lower = password.toLowerCase();
-  if (local.length >= 4 && (lower.includes(local) || (lower.length >= 4 && local.includes(lower)))) {
+  const containsLocal = local.length >= 4 && (lower.includes(local) || (lower.length >= 4 && local.includes(lower)));
+  if (email && (containsLocal || tooSimilarToEmail(password, email))) {
     problems.push({ code: 'password_too_similar', message: 'The password is too similar to the email address.' });
   }
   if (password.length < PASSWORD_MIN_LENGTH) {

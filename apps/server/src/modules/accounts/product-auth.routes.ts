@@ -1,9 +1,14 @@
 // The product's own account calls (/api/auth/...), in the /api error shape.
-import { type TSignupResponse, ZPasswordResetRequest, ZSignupRequest } from '@daybook/contracts';
+import {
+  type TResendVerificationResponse,
+  type TSignupResponse,
+  ZPasswordResetRequest,
+  ZSignupRequest,
+} from '@daybook/contracts';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../lib/errors.ts';
 import { rotateCsrf } from '../../plugins/csrf.ts';
-import { startSession } from '../../plugins/session.ts';
+import { saveSession, startSession } from '../../plugins/session.ts';
 import { InviteError } from '../invites/invites.service.ts';
 import { AccountError } from './account-error.ts';
 import type { AccountsService } from './accounts.service.ts';
@@ -27,11 +32,17 @@ export default async function productAuthRoutes(app: FastifyInstance, { accounts
     if (request.user) throw new AppError('conflict', 'You are already signed in.');
     const input = ZSignupRequest.parse(request.body ?? {});
     try {
-      const user = await accounts.signupProduct(input, { ip: request.ip });
-      // The new account's first session starts now; signing in later needs the verified address.
-      await startSession(request, reply, user, { methods: [] });
+      const result = await accounts.signupProduct(input, { ip: request.ip });
+      if (result.user) {
+        // The new account's first session starts now; signing in later needs the verified address.
+        await startSession(request, reply, result.user, { methods: [] });
+      } else {
+        // A taken address: a session of nobody, waiting for a verification, as allauth's signup keeps.
+        const pendingVerify = { userId: result.existingUserId, email: result.email, at: Date.now() / 1000 };
+        await saveSession(request, reply, { pendingVerify });
+      }
       rotateCsrf(request, reply);
-      const body: TSignupResponse = { user: await accounts.userMe(user), verification_sent: true };
+      const body: TSignupResponse = { verification_sent: true };
       return reply.status(201).send(body);
     } catch (err) {
       if (err instanceof InviteError)
@@ -54,12 +65,26 @@ export default async function productAuthRoutes(app: FastifyInstance, { accounts
 
   app.post('/api/auth/verification/resend/', async (request) => {
     const { email } = ZPasswordResetRequest.parse(request.body ?? {});
+    let result: Awaited<ReturnType<AccountsService['resendVerification']>>;
     try {
-      await accounts.resendVerification(email, { ip: request.ip });
+      result = await accounts.resendVerification(email, { ip: request.ip });
     } catch (err) {
       if (err instanceof AccountError) throw toAppError(err);
       throw err;
     }
-    return { detail: 'If this address has an account waiting for verification, a new link is on its way.' };
+    if (result.sent) {
+      const body: TResendVerificationResponse = {
+        sent: true,
+        detail: 'If this address has an account waiting for verification, a new link is on its way.',
+      };
+      return body;
+    }
+    const minutes = Math.ceil(result.retryAfterSec / 60);
+    const body: TResendVerificationResponse = {
+      sent: false,
+      retry_after: result.retryAfterSec,
+      detail: `We sent one a moment ago; you can ask again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    };
+    return body;
   });
 }

@@ -1,4 +1,4 @@
-// Fixed-window-free rate limits: each counted attempt is a row, so limits hold across restarts
+// Sliding-window rate limits: each counted attempt is a row, so limits hold across restarts
 // and across every server instance sharing the database.
 import type { Clock } from '../../lib/clock.ts';
 import type { AccountsRepo } from './accounts.repo.ts';
@@ -25,21 +25,34 @@ export const LIMITS = {
   resendVerificationIp: (ip: string): Limit => ({ key: `resend_verification:ip:${ip}`, max: 20, windowSec: 60 }),
 };
 
+/** A counted attempt (`release` gives it back), or the seconds until one would be allowed. */
+export type Attempt = { allowed: true; hitIds: bigint[] } | { allowed: false; retryAfterSec: number };
+
 export function createRateLimiter({ repo, clock }: { repo: AccountsRepo; clock: Clock }) {
-  const since = (limit: Limit) => new Date(clock.now().getTime() - limit.windowSec * 1000);
+  const since = (limit: Limit, now: Date) => new Date(now.getTime() - limit.windowSec * 1000);
   return {
-    /** True when another attempt would exceed the limit. Counts nothing. */
-    async exceeded(limit: Limit): Promise<boolean> {
-      return (await repo.countHits(limit.key, since(limit))) >= limit.max;
+    /**
+     * Counts the attempt against every limit, atomically, when all of them have room. Count before
+     * acting, never after: a burst of parallel requests then gets at most `max` through.
+     */
+    async attempt(...limits: Limit[]): Promise<Attempt> {
+      const now = clock.now();
+      const result = await repo.reserveHits(
+        limits.map((l) => ({ key: l.key, max: l.max, since: since(l, now) })),
+        now,
+      );
+      if ('ids' in result) return { allowed: true, hitIds: result.ids };
+      const windowSec = limits.find((l) => l.key === result.key)?.windowSec ?? 0;
+      const freeAt = result.fullSince.getTime() + windowSec * 1000;
+      return { allowed: false, retryAfterSec: Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000)) };
     },
-    async record(limit: Limit): Promise<void> {
-      await repo.addHit(limit.key, clock.now());
-    },
-    /** Counts the attempt when allowed; false when the limit is already reached. */
+    /** Counts the attempt when allowed; false when a limit is already reached. */
     async consume(...limits: Limit[]): Promise<boolean> {
-      for (const limit of limits) if (await this.exceeded(limit)) return false;
-      for (const limit of limits) await this.record(limit);
-      return true;
+      return (await this.attempt(...limits)).allowed;
+    },
+    /** Takes back a counted attempt (a login that succeeded does not count as a failure). */
+    async release(attempt: Attempt): Promise<void> {
+      if (attempt.allowed) await repo.deleteHits(attempt.hitIds);
     },
     async clear(limit: Limit): Promise<void> {
       await repo.clearHits(limit.key);

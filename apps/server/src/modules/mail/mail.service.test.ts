@@ -1,11 +1,11 @@
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { parseMime } from '../../../../../tests/helpers/mime.ts';
 import { startSmtp } from '../../../../../tests/helpers/smtp.ts';
-import { createMailer } from './mail.service.ts';
+import { createMailer, createMailQueue } from './mail.service.ts';
 import { mails } from './templates.ts';
 
 describe('mailer', () => {
@@ -30,18 +30,103 @@ describe('mailer', () => {
     }
   });
 
-  it('without SMTP_URL, writes each message to the outbox folder and logs its links', async () => {
-    const outboxDir = await mkdtemp(path.join(tmpdir(), 'daybook-outbox-'));
+  it('logs a sent mail by template and message id, never by recipient', async () => {
+    const smtp = await startSmtp();
+    const lines: string[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const mailer = createMailer({
+      smtpUrl: smtp.url,
+      from: 'Daybook <hello@daybook.test>',
+      outboxDir: '/nonexistent',
+      log,
+    });
+    try {
+      await mailer.send(mails.passwordReset('ana@example.com', 'https://daybook.test/auth/reset-password/k-1-x'));
+      await smtp.waitFor('ana@example.com');
+      const logged = lines.join('');
+      expect(logged).toContain('"template":"passwordReset"');
+      expect(logged).toMatch(/"messageId":"<[^"]+>"/);
+      expect(logged).not.toContain('ana@example.com');
+      expect(logged).not.toContain('k-1-x');
+    } finally {
+      mailer.close();
+      await smtp.close();
+    }
+  });
+
+  it('without SMTP_URL, writes each message to a private outbox and logs only its file name', async () => {
+    const outboxDir = path.join(await mkdtemp(path.join(tmpdir(), 'daybook-outbox-')), 'mail');
     const lines: string[] = [];
     const log = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
     const mailer = createMailer({ from: 'Daybook <daybook@localhost>', outboxDir, log });
     await mailer.send(mails.passwordReset('ana@example.com', 'http://localhost:3000/auth/reset-password/k-1-x'));
     const [file] = await readdir(outboxDir);
-    const parsed = parseMime(await readFile(path.join(outboxDir, file ?? ''), 'utf8'));
+    const full = path.join(outboxDir, file ?? '');
+    const parsed = parseMime(await readFile(full, 'utf8'));
     expect(parsed.subject).toBe('Reset your Daybook password');
     expect(parsed.text).toContain('http://localhost:3000/auth/reset-password/k-1-x');
-    expect(lines.join('')).toContain(
-      '"Reset your Daybook password\\" to ana@example.com http://localhost:3000/auth/reset-password/k-1-x',
-    );
+    expect((await stat(outboxDir)).mode & 0o777).toBe(0o700);
+    expect((await stat(full)).mode & 0o777).toBe(0o600);
+    const logged = lines.join('');
+    expect(logged).toContain(`mail waits in the outbox: ${file}`);
+    expect(logged).not.toContain('ana@example.com');
+    expect(logged).not.toContain('k-1-x');
+    expect(logged).not.toContain('Reset your Daybook password');
+  });
+
+  it('in production without SMTP_URL, warns at start that account mail is not delivered', () => {
+    const lines: string[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    createMailer({ from: 'Daybook <daybook@localhost>', outboxDir: '/data/mail', log, production: true });
+    const [line] = lines.map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(line?.level).toBe(40);
+    expect(line?.msg).toMatch(/SMTP_URL is not set: account mail .* is NOT delivered/);
+  });
+});
+
+describe('mail queue', () => {
+  const message = mails.passwordChanged('lee@example.com');
+
+  it('returns at once, sends in the background, and drain waits for what is in flight', async () => {
+    let finish = () => {};
+    const sent: string[] = [];
+    const mailer = {
+      send: (m: typeof message) =>
+        new Promise<void>((resolve) => {
+          finish = () => {
+            sent.push(m.to);
+            resolve();
+          };
+        }),
+      close() {},
+    };
+    const queue = createMailQueue(mailer, pino({ level: 'silent' }));
+    queue.send(message);
+    expect(sent).toEqual([]);
+    const drained = queue.drain(5_000);
+    finish();
+    expect(await drained).toBe(0);
+    expect(sent).toEqual(['lee@example.com']);
+  });
+
+  it('logs a failure without the recipient, and never throws to the caller', async () => {
+    const lines: string[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const mailer = {
+      send: async () => {
+        throw Object.assign(new Error("Can't send mail - all recipients were rejected: 550 <lee@example.com>"), {
+          code: 'EENVELOPE',
+          responseCode: 550,
+        });
+      },
+      close() {},
+    };
+    const queue = createMailQueue(mailer, log);
+    queue.send(message);
+    expect(await queue.drain(5_000)).toBe(0);
+    const logged = lines.join('');
+    expect(logged).toContain('could not send mail: passwordChanged');
+    expect(logged).toContain('"code":"EENVELOPE"');
+    expect(logged).not.toContain('lee@example.com');
   });
 });

@@ -1,11 +1,16 @@
-// Sends mail over SMTP when SMTP_URL is set; otherwise writes each message to DATA_DIR/mail and
-// the log, so someone running `npm start` with no mail server can still follow a link.
-import { mkdir, writeFile } from 'node:fs/promises';
+// Sends mail over SMTP when SMTP_URL is set; otherwise writes each message to DATA_DIR/mail, so
+// someone running `npm start` with no mail server can still open a link. Logs name the template
+// and a message id or file, never the recipient or the links: addresses are personal data, and
+// links are live keys.
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer from 'nodemailer';
+import { privateDir } from '../../lib/private-files.ts';
 
 export interface MailMessage {
+  /** Which mail this is (templates.ts), for logs. */
+  template: string;
   to: string;
   subject: string;
   text: string;
@@ -17,44 +22,100 @@ export interface Mailer {
   close(): void;
 }
 
+/** An error's text with email addresses blanked (SMTP rejections quote the recipient). */
+const withoutAddresses = (text: string) => text.replace(/[^\s<>"'@]+@[^\s<>"'@]+/g, '<address>');
+
 export function createMailer({
   smtpUrl,
   from,
   outboxDir,
   log,
+  production = false,
 }: {
   smtpUrl?: string;
   from: string;
   outboxDir: string;
   log: FastifyBaseLogger;
+  /** Without SMTP in production, say loudly that nobody receives account mail. */
+  production?: boolean;
 }): Mailer {
   if (smtpUrl) {
     const transport = nodemailer.createTransport(smtpUrl);
     return {
-      async send(message) {
-        await transport.sendMail({ from, ...message });
-        log.info({ to: message.to, subject: message.subject }, 'mail sent');
+      async send({ template, ...message }) {
+        const info = await transport.sendMail({ from, ...message });
+        log.info({ template, messageId: info.messageId }, `mail sent: ${template}`);
       },
       close: () => transport.close(),
     };
   }
 
+  if (production) {
+    log.warn(
+      `SMTP_URL is not set: account mail (verification and password reset links) is NOT delivered; it is written to ${outboxDir}`,
+    );
+  } else {
+    log.info(`SMTP_URL is not set: account mail is written to ${outboxDir}`);
+  }
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   let counter = 0;
   return {
-    async send(message) {
+    async send({ template, ...message }) {
       const info = await transport.sendMail({ from, ...message });
-      await mkdir(outboxDir, { recursive: true });
+      // The outbox holds live reset links: only the user running Daybook may read it.
+      await privateDir(outboxDir);
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      const file = path.join(outboxDir, `${stamp}-${++counter}.eml`);
-      await writeFile(file, info.message as Buffer);
-      // The links are what a person needs from the message; print them where they will look.
-      const links = message.text.match(/https?:\/\/\S+/g) ?? [];
-      log.info(
-        { to: message.to, subject: message.subject, file, links },
-        `mail (no SMTP_URL): "${message.subject}" to ${message.to} ${links.join(' ')}`,
-      );
+      const file = `${stamp}-${++counter}-${template}.eml`;
+      await writeFile(path.join(outboxDir, file), info.message as Buffer, { mode: 0o600 });
+      log.info({ template, file }, `mail waits in the outbox: ${file}`);
     },
     close: () => transport.close(),
+  };
+}
+
+export interface MailQueue {
+  /** Starts sending and returns at once; a failure is logged, never thrown to the caller. */
+  send(message: MailMessage): void;
+  /** Waits (at most `timeoutMs`) for mail still being sent; returns how many are left. */
+  drain(timeoutMs: number): Promise<number>;
+}
+
+/**
+ * Keeps mail off the request path: a slow or stalled mail server must not delay answers, and the
+ * time an answer takes must not tell whether a mail went out (which would tell who has an account).
+ */
+export function createMailQueue(mailer: Mailer, log: FastifyBaseLogger): MailQueue {
+  const pending = new Set<Promise<void>>();
+  return {
+    send(message) {
+      const sending: Promise<void> = mailer
+        .send(message)
+        .catch((err: Error & { code?: string; responseCode?: number }) => {
+          log.error(
+            {
+              template: message.template,
+              code: err?.code,
+              responseCode: err?.responseCode,
+              reason: withoutAddresses(String(err?.message ?? err)),
+            },
+            `could not send mail: ${message.template}`,
+          );
+        })
+        .finally(() => pending.delete(sending));
+      pending.add(sending);
+    },
+    async drain(timeoutMs) {
+      if (pending.size) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.allSettled([...pending]),
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, timeoutMs);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+      return pending.size;
+    },
   };
 }

@@ -3,6 +3,7 @@ import { escapeHtml } from '../../lib/html.ts';
 import type { MailMessage } from './mail.service.ts';
 
 function compose(
+  template: string,
   to: string,
   subject: string,
   paragraphs: string[],
@@ -15,12 +16,13 @@ function compose(
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#1c2130;line-height:1.55;max-width:560px;margin:0 auto;padding:24px">${paragraphs
     .map((p) => `<p>${escapeHtml(p)}</p>`)
     .join('')}${button}<p style="color:#5b6172">— Daybook</p></body></html>`;
-  return { to, subject, text, html };
+  return { template, to, subject, text, html };
 }
 
 export const mails = {
   verifyEmail: (to: string, url: string) =>
     compose(
+      'verifyEmail',
       to,
       'Confirm your email address for Daybook',
       [
@@ -32,7 +34,7 @@ export const mails = {
     ),
 
   accountAlreadyExists: (to: string, loginUrl: string, resetUrl: string) =>
-    compose(to, 'You already have a Daybook account', [
+    compose('accountAlreadyExists', to, 'You already have a Daybook account', [
       'Hello,',
       `Someone (hopefully you) tried to sign up for Daybook with ${to}, but an account with this address already exists.`,
       `If it was you, sign in at ${loginUrl}, or reset your password at ${resetUrl}. If not, you can ignore this message.`,
@@ -40,6 +42,7 @@ export const mails = {
 
   passwordReset: (to: string, url: string) =>
     compose(
+      'passwordReset',
       to,
       'Reset your Daybook password',
       [
@@ -51,21 +54,21 @@ export const mails = {
     ),
 
   unknownAccount: (to: string, signupInfoUrl: string) =>
-    compose(to, 'Password reset request for Daybook', [
+    compose('unknownAccount', to, 'Password reset request for Daybook', [
       'Hello,',
       `Someone asked to reset the Daybook password for ${to}, but there is no account with this address.`,
       `If you expected one, you may have signed up with another address. Daybook is invite-only: ${signupInfoUrl}`,
     ]),
 
   passwordChanged: (to: string) =>
-    compose(to, 'Your Daybook password was changed', [
+    compose('passwordChanged', to, 'Your Daybook password was changed', [
       'Hello,',
       'The password of your Daybook account was just changed. Other devices were signed out.',
       'If you did not do this, reset your password right away and contact the person who runs your Daybook.',
     ]),
 
   passwordWasReset: (to: string) =>
-    compose(to, 'Your Daybook password was reset', [
+    compose('passwordWasReset', to, 'Your Daybook password was reset', [
       'Hello,',
       'The password of your Daybook account was just reset with a link sent to this address. Every device was signed out.',
       'If you did not do this, reset your password again right away.',
