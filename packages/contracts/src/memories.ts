@@ -6,7 +6,12 @@ export const MEMORY_KEY_MAX = 200;
 export const MEMORY_DATA_MAX = 10_000;
 export const MEMORY_URL_MAX = 2000;
 export const MEMORY_FREQUENCY_MAX = 200;
-export const MEMORY_IMPORT_MAX = 5000;
+/** Active memories one user may keep; creating, restoring, importing and learning stop there. */
+export const MEMORY_MAX = 10_000;
+/** Memories in one import file: a whole export of a full account fits. */
+export const MEMORY_IMPORT_MAX = MEMORY_MAX;
+/** Size of an import upload. */
+export const MEMORY_IMPORT_BYTES_MAX = 20 * 1024 * 1024;
 
 /** The fixed set of memory types; the assistant's learning uses the same set. */
 export const MEMORY_TYPES = [
@@ -149,7 +154,9 @@ export const ZMemoryImport = z.object({
   format: z.literal('daybook-memories').optional(),
   version: z.literal(1).optional(),
   exported_at: z.string().optional(),
-  memories: z.array(ZMemoryExportItem).max(MEMORY_IMPORT_MAX, `At most ${MEMORY_IMPORT_MAX} memories per import.`),
+  memories: z
+    .array(ZMemoryExportItem)
+    .max(MEMORY_IMPORT_MAX, `At most ${MEMORY_IMPORT_MAX.toLocaleString('en')} memories per import.`),
 });
 
 export const ZMemoryImportResult = z.object({

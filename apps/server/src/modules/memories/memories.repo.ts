@@ -2,6 +2,9 @@ import { parseUtcTimestamp, type Query } from '../../db/database.ts';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
 import type { Tx } from '../accounts/accounts.repo.ts';
 
+/** A transaction from `transaction()`. */
+export type WriteTx = Prisma.TransactionClient;
+
 export type MemoryRow = Awaited<ReturnType<PrismaClient['memory']['findUniqueOrThrow']>>;
 
 export interface MemoryFields {
@@ -50,6 +53,8 @@ export function selectionQuery(userId: number, text: string, limits: SelectionLi
     return `$${first + params.length - 1}`;
   };
   const active = `user_id = $${first} AND deleted_at IS NULL`;
+  // The core and recent parts read the memories_user_core and memories_user_recent indexes: the
+  // core condition must stay the same as that index's predicate.
   const parts = [
     `(SELECT 'core' AS pick, ${COLUMNS} FROM memories
       WHERE ${active} AND (memory_type = 'location' OR key ILIKE '%name%' OR key ILIKE '%time zone%' OR key ILIKE '%timezone%')
@@ -83,6 +88,9 @@ function memoryFromJson(row: Record<string, unknown>): MemoryRow & { pick: keyof
     deletedAt: typeof row.deletedAt === 'string' ? parseUtcTimestamp(row.deletedAt) : null,
   };
 }
+
+// First half of the advisory lock key that serialises one user's memory writes (the user id is the second).
+const WRITE_LOCK = 0x6d656d; // "mem"
 
 /** Postgres' unique_violation on the active-key index, as Prisma reports it. */
 export const isDuplicateKey = (err: unknown) => (err as { code?: string }).code === 'P2002';
@@ -118,6 +126,14 @@ export function createMemoriesRepo(prisma: PrismaClient, query: Query) {
       ]);
       return { rows, count };
     },
+    /**
+     * Holds back the user's other counted writes until `tx` ends, on every server instance, so two
+     * of them cannot both see room for one more memory.
+     */
+    async lockWrites(userId: number, tx: WriteTx) {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${WRITE_LOCK}::int, ${userId}::int)`;
+    },
+    countActive: (userId: number, tx: Tx = prisma) => tx.memory.count({ where: { userId, deletedAt: null } }),
     /** The memory if it belongs to `userId`; null otherwise, so other users' ids look unknown. */
     find: (userId: number, id: number, tx: Tx = prisma) => tx.memory.findFirst({ where: { id, userId } }),
     findActiveByKey: (userId: number, key: string, tx: Tx = prisma) =>

@@ -1,7 +1,17 @@
-import { MEMORY_IMPORT_MAX, ZMemory, ZMemoryCategories, ZMemoryExport, ZMemoryPage } from '@daybook/contracts';
+import { PassThrough } from 'node:stream';
+import {
+  MEMORY_IMPORT_BYTES_MAX,
+  MEMORY_IMPORT_MAX,
+  MEMORY_MAX,
+  ZMemory,
+  ZMemoryCategories,
+  ZMemoryExport,
+  ZMemoryPage,
+} from '@daybook/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedInUser } from '../../test/factories.ts';
 import { Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
+import { IMPORT_RUNNING, LIMIT_REACHED } from './memories.service.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -308,28 +318,6 @@ describe('export and import', () => {
     });
   });
 
-  it('imports the largest file allowed (5,000 memories) in one go, and refuses a bigger one', async () => {
-    const { browser } = await signedInUser(t);
-    const memories = Array.from({ length: MEMORY_IMPORT_MAX }, (_, i) => ({
-      key: `fact ${i}`,
-      data: `Fact number ${i}`,
-    }));
-    expect((await browser.post(`${M}import/`, { memories })).json()).toEqual({
-      created: MEMORY_IMPORT_MAX,
-      updated: 0,
-      unchanged: 0,
-    });
-    memories[0] = { key: 'fact 0', data: 'Changed' };
-    expect((await browser.post(`${M}import/`, { memories })).json()).toEqual({
-      created: 0,
-      updated: 1,
-      unchanged: MEMORY_IMPORT_MAX - 1,
-    });
-    expect((await browser.get(M)).json().count).toBe(MEMORY_IMPORT_MAX);
-    const tooMany = await browser.post(`${M}import/`, { memories: [...memories, { key: 'one more', data: 'x' }] });
-    expect(tooMany.statusCode).toBe(400);
-  });
-
   it('validates an import as a whole and changes nothing when any item is bad', async () => {
     const { browser } = await signedInUser(t);
     const res = await browser.post(`${M}import/`, {
@@ -342,5 +330,112 @@ describe('export and import', () => {
     expect(res.json().field_errors).toEqual({ 'memories.1.key': ['Key is required.'] });
     expect((await browser.get(M)).json().count).toBe(0);
     expect((await browser.post(`${M}import/`, { hello: 'world' })).statusCode).toBe(400);
+  });
+});
+
+const facts = (n: number, prefix = 'fact') =>
+  Array.from({ length: n }, (_, i) => ({ key: `${prefix} ${i}`, data: `Fact number ${i}` }));
+
+describe('limits', () => {
+  it(`keeps at most ${MEMORY_MAX} active memories: adding, importing and restoring stop there, changing does not`, async () => {
+    const { browser } = await signedInUser(t);
+    const old = (await browser.post(M, { key: 'old', data: 'deleted before the import' })).json();
+    await browser.delete(`${M}${old.id}/`);
+
+    // A whole export of a full account imports in one go.
+    expect(MEMORY_IMPORT_MAX).toBe(MEMORY_MAX);
+    const memories = facts(MEMORY_MAX);
+    expect((await browser.post(`${M}import/`, { memories })).json()).toEqual({
+      created: MEMORY_MAX,
+      updated: 0,
+      unchanged: 0,
+    });
+    const tooMany = await browser.post(`${M}import/`, { memories: [...memories, { key: 'one more', data: 'x' }] });
+    expect(tooMany.statusCode).toBe(400);
+
+    const add = await browser.post(M, { key: 'one more', data: 'x' });
+    expect(add.statusCode).toBe(409);
+    expect(add.json()).toEqual({ error: LIMIT_REACHED, code: 'conflict' });
+    expect(LIMIT_REACHED).toContain('10,000');
+
+    const importOne = await browser.post(`${M}import/`, { memories: [{ key: 'one more', data: 'x' }] });
+    expect(importOne.statusCode).toBe(409);
+    expect(importOne.json()).toMatchObject({ code: 'conflict' });
+    expect(importOne.json().error).toContain('you have 10,000 and it adds 1 new ones');
+
+    const restore = await browser.patch(`${M}${old.id}/`, { restore_deleted: true });
+    expect(restore.statusCode).toBe(409);
+    expect(restore.json()).toEqual({ error: LIMIT_REACHED, code: 'conflict' });
+    expect((await browser.get(`${M}${old.id}/`)).json().deleted_at).not.toBeNull();
+
+    // Changing what is there still works, by import or by edit.
+    expect(
+      (await browser.post(`${M}import/`, { memories: [{ key: 'fact 0', data: 'Changed' }, memories[1]] })).json(),
+    ).toEqual({ created: 0, updated: 1, unchanged: 1 });
+    const page = ZMemoryPage.parse((await browser.get(`${M}?limit=1`)).json());
+    expect(page.count).toBe(MEMORY_MAX);
+    const first = page.results[0] as { id: number };
+    expect((await browser.patch(`${M}${first.id}/`, { data: 'edited' })).statusCode).toBe(200);
+
+    // Deleting one makes room for one.
+    await browser.delete(`${M}${first.id}/`);
+    expect((await browser.post(M, { key: 'one more', data: 'x' })).statusCode).toBe(201);
+    expect((await browser.post(M, { key: 'two more', data: 'x' })).statusCode).toBe(409);
+    expect((await browser.get(M)).json().count).toBe(MEMORY_MAX);
+  });
+});
+
+describe('one import at a time', () => {
+  /** An import whose upload the test feeds by hand; resolves with the response. */
+  function slowImport(browser: Browser) {
+    const body = new PassThrough();
+    const response = browser.request('POST', `${M}import/`, body, { 'content-type': 'application/json' });
+    /** Resolves once the server has taken what was written (it reads the body after claiming the import). */
+    const taken = async () => {
+      for (let i = 0; i < 500 && (body.readableLength > 0 || body.writableLength > 0); i++)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(body.readableLength).toBe(0);
+    };
+    return { body, response, taken };
+  }
+
+  it("refuses a user's second import while the first runs, without holding back others", async () => {
+    const { browser } = await signedInUser(t);
+    const first = slowImport(browser);
+    first.body.write('{"memories": [{"key": "a", "data": "first"}');
+    await first.taken();
+
+    const second = await browser.post(`${M}import/`, { memories: [{ key: 'b', data: 'second' }] });
+    expect(second.statusCode).toBe(409);
+    expect(second.json()).toEqual({ error: IMPORT_RUNNING, code: 'conflict' });
+    const other = await signedInUser(t);
+    expect((await other.browser.post(`${M}import/`, { memories: [{ key: 'c', data: 'x' }] })).statusCode).toBe(200);
+
+    first.body.end(']}');
+    expect((await first.response).json()).toEqual({ created: 1, updated: 0, unchanged: 0 });
+    expect((await browser.post(`${M}import/`, { memories: [{ key: 'b', data: 'second' }] })).json()).toEqual({
+      created: 1,
+      updated: 0,
+      unchanged: 0,
+    });
+  });
+
+  it('frees the slot when an upload is cut off, refused as too large, or fails', async () => {
+    const { browser } = await signedInUser(t);
+    const cut = slowImport(browser);
+    cut.body.write('{"memories": [');
+    await cut.taken();
+    cut.body.destroy(new Error('the client went away'));
+    await cut.response.catch(() => undefined);
+
+    const huge = await browser.request('POST', `${M}import/`, new PassThrough(), {
+      'content-type': 'application/json',
+      'content-length': String(MEMORY_IMPORT_BYTES_MAX + 1),
+    });
+    expect(huge.statusCode).toBe(413);
+    expect(huge.json()).toMatchObject({ code: 'payload_too_large' });
+
+    expect((await browser.post(`${M}import/`, { memories: [{ key: '', data: 'x' }] })).statusCode).toBe(400);
+    expect((await browser.post(`${M}import/`, { memories: [{ key: 'a', data: 'x' }] })).statusCode).toBe(200);
   });
 });

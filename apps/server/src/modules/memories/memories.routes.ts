@@ -1,4 +1,10 @@
-import { ZMemoryDelete, ZMemoryInput, ZMemoryListQuery, ZMemoryPatch } from '@daybook/contracts';
+import {
+  MEMORY_IMPORT_BYTES_MAX,
+  ZMemoryDelete,
+  ZMemoryInput,
+  ZMemoryListQuery,
+  ZMemoryPatch,
+} from '@daybook/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requireUser } from '../../lib/auth.ts';
@@ -57,10 +63,34 @@ export default async function memoriesRoutes(
       .send(body);
   });
 
-  app.post('/api/memories/import/', { bodyLimit: 20 * 1024 * 1024 }, async (request) => {
-    const user = requireUser(request);
-    return memories.importAll(user.id, request.body ?? {});
-  });
+  // The user's import slot is claimed before the upload is read, so a refused one is never buffered.
+  const claims = new WeakMap<FastifyRequest, { release: () => void; started: boolean }>();
+  app.post(
+    '/api/memories/import/',
+    {
+      bodyLimit: MEMORY_IMPORT_BYTES_MAX,
+      preParsing: async (request, reply, payload) => {
+        if (!request.user) return payload;
+        const claim = { release: memories.claimImport(request.user.id), started: false };
+        claims.set(request, claim);
+        // An upload that never reaches the handler (cut off, too large, refused) frees the slot as it closes.
+        reply.raw.once('close', () => {
+          if (!claim.started) claim.release();
+        });
+        return payload;
+      },
+    },
+    async (request) => {
+      const user = requireUser(request);
+      const claim = claims.get(request);
+      if (claim) claim.started = true;
+      try {
+        return await memories.importAll(user.id, request.body ?? {});
+      } finally {
+        claim?.release();
+      }
+    },
+  );
 
   app.post('/api/memories/', async (request, reply) => {
     const user = requireUser(request);

@@ -1,6 +1,7 @@
 // Managing what the assistant knows about a user: owner-scoped, soft deletes, one active memory
 // per key, and a portable export/import format.
 import {
+  MEMORY_MAX,
   MEMORY_TYPES,
   type TMemory,
   type TMemoryExport,
@@ -13,12 +14,20 @@ import {
 import type { z } from 'zod';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
-import { isDuplicateKey, type MemoriesRepo, type MemoryFields, type MemoryRow } from './memories.repo.ts';
+import { isDuplicateKey, type MemoriesRepo, type MemoryFields, type MemoryRow, type WriteTx } from './memories.repo.ts';
 
 const LABELS = Object.fromEntries(MEMORY_TYPES.map((t) => [t.value, t.label])) as Record<TMemoryType, string>;
 const DUPLICATE = 'You already have a memory with this key.';
 const notFound = () => new AppError('not_found', 'Memory not found.');
 const duplicate = () => new AppError('validation_error', DUPLICATE, { key: [DUPLICATE] });
+const MAX = MEMORY_MAX.toLocaleString('en');
+export const LIMIT_REACHED = `You have reached ${MAX} memories, the most Daybook keeps for one account. Delete some to add new ones.`;
+export const IMPORT_RUNNING = 'An import is already running for your account. Try again when it has finished.';
+const importTooBig = (have: number, adding: number) =>
+  new AppError(
+    'conflict',
+    `This import would take you past ${MAX} memories, the most Daybook keeps for one account: you have ${have.toLocaleString('en')} and it adds ${adding.toLocaleString('en')} new ones. Delete some memories, or import fewer.`,
+  );
 
 export function presentMemory(row: MemoryRow): TMemory {
   const type = (row.memoryType in LABELS ? row.memoryType : 'text') as TMemoryType;
@@ -51,6 +60,15 @@ const fieldsOf = (input: Input): MemoryFields => ({
 });
 
 export function createMemoriesService({ repo, clock }: { repo: MemoriesRepo; clock: Clock }) {
+  /** Users with an import running in this process. */
+  const importing = new Set<number>();
+
+  /** Within `tx`: the user's active memory count, once no other counted write of theirs is running. */
+  async function activeCount(userId: number, tx: WriteTx) {
+    await repo.lockWrites(userId, tx);
+    return repo.countActive(userId, tx);
+  }
+
   async function owned(userId: number, id: number) {
     const row = await repo.find(userId, id);
     if (!row) throw notFound();
@@ -70,8 +88,16 @@ export function createMemoriesService({ repo, clock }: { repo: MemoriesRepo; clo
   async function change(userId: number, id: number, fields: Partial<MemoryFields>, restore: boolean | undefined) {
     const row = await owned(userId, id);
     if (row.deletedAt && !restore) throw new AppError('conflict', 'This memory is deleted. Restore it to edit it.');
-    const restoring = row.deletedAt && restore ? { deletedAt: null, deletedReason: null } : {};
-    return presentMemory(await guardKey(() => repo.update(id, { ...fields, ...restoring })));
+    if (row.deletedAt && restore) {
+      const restored = await guardKey(() =>
+        repo.transaction(async (tx) => {
+          if ((await activeCount(userId, tx)) >= MEMORY_MAX) throw new AppError('conflict', LIMIT_REACHED);
+          return repo.update(id, { ...fields, deletedAt: null, deletedReason: null }, tx);
+        }),
+      );
+      return presentMemory(restored);
+    }
+    return presentMemory(await guardKey(() => repo.update(id, fields)));
   }
 
   return {
@@ -89,7 +115,14 @@ export function createMemoriesService({ repo, clock }: { repo: MemoriesRepo; clo
       input: Input,
       provenance: { source: TMemory['source']; sourceMessageId?: number | null } = { source: 'user' },
     ) {
-      return presentMemory(await guardKey(() => repo.create(userId, { ...fieldsOf(input), ...provenance })));
+      // Learning from chat comes this way too, so the assistant stops adding at the limit.
+      const row = await guardKey(() =>
+        repo.transaction(async (tx) => {
+          if ((await activeCount(userId, tx)) >= MEMORY_MAX) throw new AppError('conflict', LIMIT_REACHED);
+          return repo.create(userId, { ...fieldsOf(input), ...provenance }, tx);
+        }),
+      );
+      return presentMemory(row);
     },
 
     replace: (userId: number, id: number, input: Input) => change(userId, id, fieldsOf(input), input.restore_deleted),
@@ -133,6 +166,20 @@ export function createMemoriesService({ repo, clock }: { repo: MemoriesRepo; clo
       };
     },
 
+    /**
+     * Claims the user's one import slot (409 when taken); the caller releases it when the import is
+     * over. Imports hold a whole upload in memory, so one user cannot run several at once.
+     */
+    claimImport(userId: number): () => void {
+      if (importing.has(userId)) throw new AppError('conflict', IMPORT_RUNNING);
+      importing.add(userId);
+      let held = true;
+      return () => {
+        if (held) importing.delete(userId);
+        held = false;
+      };
+    },
+
     /** Adds what is new, updates what changed, by key: importing the same file twice changes nothing. */
     async importAll(userId: number, body: unknown): Promise<TMemoryImportResult> {
       const { memories } = ZMemoryImport.parse(body);
@@ -140,8 +187,10 @@ export function createMemoriesService({ repo, clock }: { repo: MemoriesRepo; clo
       const result = { created: 0, updated: 0, unchanged: 0 };
       // Set-based: one read of the keys, one insert of what is new, an update per changed memory.
       await repo.transaction(async (tx) => {
+        const have = await activeCount(userId, tx);
         const existing = new Map((await repo.findActiveByKeys(userId, [...byKey.keys()], tx)).map((m) => [m.key, m]));
         const fresh: MemoryFields[] = [];
+        const changed: Array<[id: number, fields: MemoryFields]> = [];
         for (const item of byKey.values()) {
           const fields: MemoryFields = {
             key: item.key,
@@ -159,12 +208,15 @@ export function createMemoriesService({ repo, clock }: { repo: MemoriesRepo; clo
             current.url !== fields.url ||
             current.frequencyDescription !== fields.frequencyDescription
           ) {
-            await repo.update(current.id, fields, tx);
-            result.updated++;
+            changed.push([current.id, fields]);
           } else {
             result.unchanged++;
           }
         }
+        // All or nothing, like validation: a file that does not fit changes nothing.
+        if (have + fresh.length > MEMORY_MAX) throw importTooBig(have, fresh.length);
+        for (const [id, fields] of changed) await repo.update(id, fields, tx);
+        result.updated = changed.length;
         result.created = await repo.createMany(userId, fresh, 'import', tx);
       });
       return result;
