@@ -9,6 +9,9 @@ export const CHAT_HISTORY_SIZE = 50;
 /** Texts the server sends and the web client shows on its own, kept the same here. */
 export const CHAT_TOO_LONG = `Messages can be at most ${CHAT_TEXT_MAX.toLocaleString('en-US')} characters.`;
 export const ONBOARDING_FINISHED = "You've finished onboarding. Tell Daybook more any time in your chat.";
+/** Notes in place of an answer that the client offers to ask again (they carry reply_to). */
+export const ASSISTANT_UNAVAILABLE = 'The assistant is unavailable right now, please try again';
+export const ANSWER_INTERRUPTED = 'The answer was interrupted. Ask again to get one.';
 
 /** WebSocket close codes the client's reconnect policy keys on. */
 export const CLOSE_CODES = { normal: 1000, policyViolation: 1008, tryAgainLater: 1013 } as const;
@@ -64,6 +67,8 @@ export const ZStreamEvent = z.object({
   stream_id: z.string(),
   /** The new text only; append it to what came before. */
   raw_text: z.string(),
+  /** Additive: the human message being answered. */
+  reply_to: z.number().int().optional(),
 });
 
 /** The server could not accept what the client sent; the connection stays open. */

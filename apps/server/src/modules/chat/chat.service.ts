@@ -4,6 +4,8 @@
 
 import { randomUUID } from 'node:crypto';
 import {
+  ANSWER_INTERRUPTED,
+  ASSISTANT_UNAVAILABLE,
   CHAT_TEXT_MAX,
   CHAT_TOO_LONG,
   ONBOARDING_FINISHED,
@@ -21,8 +23,8 @@ import type { MemoriesRepo, MemoryRow, MemorySelection } from '../memories/memor
 import type { ChatHub, ChatUser } from './chat.hub.ts';
 import type { Channel, ChatMessageRow, ChatRepo } from './chat.repo.ts';
 
-export const UNAVAILABLE = 'The assistant is unavailable right now, please try again';
-export const INTERRUPTED = 'The answer was interrupted. Ask again to get one.';
+export const UNAVAILABLE = ASSISTANT_UNAVAILABLE;
+export const INTERRUPTED = ANSWER_INTERRUPTED;
 export const QUEUED = 'Waiting: Daybook answers your messages one at a time.';
 export const TOO_MANY_WAITING =
   'Many of your messages are still waiting for an answer. Send more once they are answered.';
@@ -298,6 +300,7 @@ export function createChatService(deps: {
         author_type: 'assistant',
         stream_id: streamId,
         raw_text: visible.slice(shown),
+        reply_to: replyTo,
       });
       shown = visible.length;
     };

@@ -7,6 +7,9 @@ import type { ChatItem } from './chat.state.ts';
 
 export const REPORT_ERROR = 'Error displaying research report';
 export const SENDING = 'sending...';
+/** Under a message that waits while earlier ones are answered. */
+export const QUEUED = 'waiting for the answers before it...';
+export const ASK_AGAIN = 'Ask again';
 /** "Over about 12 lines" of rendered text collapse. */
 export const COLLAPSE_LINES = 12;
 /** Roughly how many characters fit on one line of a bubble. */
@@ -179,12 +182,42 @@ function Body({ item }: { item: ChatItem }) {
   return <p className="chat-text">{item.raw_text}</p>;
 }
 
-export function ChatMessage({ item, highlighted = false }: { item: ChatItem; highlighted?: boolean }) {
+export interface AskAgain {
+  disabled: boolean;
+  onClick(): void;
+}
+
+export function ChatMessage({
+  item,
+  highlighted = false,
+  onAskAgain,
+}: {
+  item: ChatItem;
+  highlighted?: boolean;
+  /** A note in place of an answer: offers to send the question again. */
+  onAskAgain?: AskAgain;
+}) {
   const anchor = item.message_id === null ? undefined : `message-${item.message_id}`;
   if (item.message_type === 'system_message' || (item.message_type === 'redirect' && item.raw_text.trim())) {
     return (
       <p id={anchor} className="chat-system">
         {item.raw_text}
+        {onAskAgain && (
+          <>
+            {' '}
+            <button
+              type="button"
+              className="chat-link-button"
+              // Not `disabled`, so focus stays on it once used; a click then does nothing.
+              aria-disabled={onAskAgain.disabled || undefined}
+              onClick={() => {
+                if (!onAskAgain.disabled) onAskAgain.onClick();
+              }}
+            >
+              {ASK_AGAIN}
+            </button>
+          </>
+        )}
       </p>
     );
   }
@@ -208,6 +241,7 @@ export function ChatMessage({ item, highlighted = false }: { item: ChatItem; hig
           ) : (
             <time dateTime={item.timestamp}>{time}</time>
           )}
+          {item.queued && <span className="chat-sending"> · {QUEUED}</span>}
         </div>
       )}
     </article>

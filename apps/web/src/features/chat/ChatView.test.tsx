@@ -1,12 +1,13 @@
-import type { TChatMessage } from '@daybook/contracts';
+import { ANSWER_INTERRUPTED, type TChatMessage } from '@daybook/contracts';
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { routes } from '../../app/routes.tsx';
-import { mockFetch, reply, USER_ME } from '../../test/fetch.ts';
+import { ALLAUTH, mockFetch, reply, SESSION_ANONYMOUS, SESSION_SIGNED_IN, USER_ME } from '../../test/fetch.ts';
 import { renderRoutes, signedIn } from '../../test/render.tsx';
 import { fakeTimers, fakeWebSocketClass } from '../../test/socket.ts';
+import { fetchSession } from '../auth/auth-context.tsx';
 import {
   ChatPage,
   type ChatViewProps,
@@ -919,7 +920,71 @@ describe('ChatView', () => {
   });
 });
 
+describe('answers one at a time', () => {
+  it('marks a message that waits for earlier answers, until its answer starts', () => {
+    const { connect, log } = setup();
+    const socket = connect([
+      message({ author_type: 'human', message_type: 'message', raw_text: 'First', message_id: 1 }),
+    ]);
+    socket.receive(message({ author_type: 'human', message_type: 'message', raw_text: 'Second', message_id: 2 }));
+    socket.receive({ message_type: 'queued', author_type: 'system', message_id: 2, ahead: 1, raw_text: 'Waiting' });
+    const second = log().getAllByRole('article', { name: 'You said' })[1] as HTMLElement;
+    expect(second).toHaveTextContent('waiting for the answers before it...');
+    // The answer to the first message does not end the wait of the second; its own answer does.
+    socket.receive(message({ raw_text: 'One', message_id: 3, reply_to: 1 }));
+    expect(second).toHaveTextContent('waiting for the answers before it...');
+    expect(typing()).toBeInTheDocument();
+    socket.receive({ message_type: 'stream', author_type: 'assistant', stream_id: 's2', raw_text: 'Tw', reply_to: 2 });
+    expect(second).not.toHaveTextContent('waiting');
+  });
+
+  it('offers Ask again on an interrupted answer, which sends the question again once', async () => {
+    const { connect, log } = setup();
+    const socket = connect([
+      message({ author_type: 'human', message_type: 'message', raw_text: 'What is on today?', message_id: 10 }),
+      message({
+        author_type: 'system',
+        message_type: 'system_message',
+        raw_text: ANSWER_INTERRUPTED,
+        message_id: 11,
+        reply_to: 10,
+      }),
+    ]);
+    const ask = log().getByRole('button', { name: 'Ask again' });
+    await userEvent.click(ask);
+    expect(socket.sent).toEqual([
+      expect.objectContaining({ author_type: 'human', raw_text: 'What is on today?', client_id: expect.any(String) }),
+    ]);
+    expect(ask).toHaveAttribute('aria-disabled', 'true');
+    await userEvent.click(ask);
+    expect(socket.sent).toHaveLength(1);
+    // A plain system note has nothing to ask again.
+    socket.receive(message({ author_type: 'system', message_type: 'system_message', raw_text: 'FYI', message_id: 12 }));
+    expect(log().getAllByRole('button', { name: 'Ask again' })).toHaveLength(1);
+  });
+});
+
 describe('the chat routes', () => {
+  it('goes to sign in when the server ends the socket with the session (1008), without retrying', async () => {
+    mockFetch({
+      [`GET ${ALLAUTH}/auth/session`]: (_request, calls) => (calls === 0 ? SESSION_SIGNED_IN : SESSION_ANONYMOUS),
+    });
+    const { WebSocketImpl, sockets } = fakeWebSocketClass();
+    vi.stubGlobal('WebSocket', WebSocketImpl);
+    const { router } = renderRoutes(routes, { path: '/chat', loadSession: fetchSession });
+    expect(await screen.findByRole('heading', { level: 1, name: 'Chat' }, { timeout: 10_000 })).toBeInTheDocument();
+    await waitFor(() => expect(sockets[0]).toBeDefined());
+    act(() => {
+      sockets[0]?.open();
+      sockets[0]?.receive(history([]));
+    });
+    // Signed out in another tab: the server closes this socket.
+    sockets[0]?.serverClose(1008);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/auth/login'));
+    expect(router.state.location.search).toBe('?next=%2Fchat');
+    expect(sockets).toHaveLength(1);
+  });
+
   it('/chat and /onboarding use their own sockets and titles', async () => {
     mockFetch({ 'GET /api/users/me/': reply(200, USER_ME) });
     const { WebSocketImpl, sockets } = fakeWebSocketClass();

@@ -1,6 +1,14 @@
 // The chat screen shared by /chat and /onboarding: message list, typing indicator, task
 // notifications, connection banners and the composer.
-import { CHAT_TEXT_MAX, CHAT_TOO_LONG, CLOSE_CODES, ONBOARDING_FINISHED, type TServerEvent } from '@daybook/contracts';
+import {
+  ANSWER_INTERRUPTED,
+  ASSISTANT_UNAVAILABLE,
+  CHAT_TEXT_MAX,
+  CHAT_TOO_LONG,
+  CLOSE_CODES,
+  ONBOARDING_FINISHED,
+  type TServerEvent,
+} from '@daybook/contracts';
 import {
   type KeyboardEvent,
   type MouseEvent,
@@ -20,10 +28,12 @@ import { ErrorBoundary } from '../../components/ErrorBoundary.tsx';
 import { Loading } from '../../components/Loading.tsx';
 import { safeHref } from '../../components/Markdown.tsx';
 import { loadDraft, saveDraft } from '../../lib/drafts.ts';
+import { invalidateSession } from '../auth/allauth.ts';
 import { getMe } from '../auth/api.ts';
+import { useAuth } from '../auth/auth-context.tsx';
 import { type ChatChannel, fetchOlderMessages } from './api.ts';
 import { ChatMessage } from './ChatMessage.tsx';
-import { chatReducer, initialChatState, isPending, oldestId } from './chat.state.ts';
+import { type ChatItem, chatReducer, initialChatState, isPending, oldestId } from './chat.state.ts';
 import { socketUrl } from './reconnect.ts';
 import { browserTimers, SOCKET_ERROR, type SocketConstructor, type Timers, useChatSocket } from './useChatSocket.ts';
 
@@ -40,6 +50,10 @@ export const NOTIFICATION_FADE_MS = 500;
 export const ONBOARDING_REDIRECT_MS = 2_500;
 export const ONBOARDING_DONE = "You're all set! Taking you to your chat...";
 export const CARRIED_TO_CHAT = "Onboarding is finished, so your message is waiting in the chat's message box.";
+export const SIGNED_OUT = 'You have been signed out.';
+export const QUESTION_NOT_FOUND = 'Could not find that question to ask it again. Please type it again.';
+/** Notes in place of an answer that offer to ask the question again. */
+const ASK_AGAIN_NOTES = new Set([ANSWER_INTERRUPTED, ASSISTANT_UNAVAILABLE]);
 /** The character counter shows from here on. */
 const COUNTER_FROM = CHAT_TEXT_MAX - 1_000;
 /** Within this distance of the end the list counts as scrolled to the bottom. */
@@ -64,6 +78,8 @@ export interface ChatViewProps {
    * to go on. Null while not yet known (the message box waits).
    */
   finished?: boolean | null;
+  /** After the server ended the socket with 1008: resolves true while still signed in. */
+  checkSession?: () => Promise<boolean>;
   /** Test seams: the WebSocket class and the timers. */
   WebSocketImpl?: SocketConstructor;
   timers?: Timers;
@@ -116,6 +132,7 @@ export function ChatView({
   title,
   subtitle,
   finished = false,
+  checkSession,
   WebSocketImpl,
   timers = browserTimers,
 }: ChatViewProps) {
@@ -225,8 +242,11 @@ export function ChatView({
         resendPending.current = true;
         return;
       case 'stream':
-        dispatch({ type: 'stream', streamId: event.stream_id, delta: event.raw_text });
+        dispatch({ type: 'stream', streamId: event.stream_id, delta: event.raw_text, replyTo: event.reply_to });
         setAwaitingReply(false);
+        return;
+      case 'queued':
+        dispatch({ type: 'queued', messageId: event.message_id });
         return;
       case 'error':
         setAwaitingReply(false);
@@ -266,6 +286,7 @@ export function ChatView({
     url,
     onEvent,
     onBadFrame: () => setNotice(BAD_FRAME),
+    checkSession,
     WebSocketImpl,
     timers,
   });
@@ -278,6 +299,8 @@ export function ChatView({
   }, [connected]);
   const done = finished === true || closedHere;
   const canSend = connected && historyReady && finished !== null && !done;
+  // While an answer is being written, later messages wait: the typing dots stay for them.
+  const waiting = state.items.some((item) => item.queued);
 
   // A new connection's history shows which of our messages the server never got (the old socket
   // dropped before it arrived): send those again. Their client_id keeps the server from storing twice.
@@ -445,13 +468,8 @@ export function ChatView({
   const textareaId = useId();
   const counterId = useId();
   const localKeys = useRef(0);
-  const submit = () => {
-    const text = draft.trim();
-    if (!text || !canSend || finishTarget !== null) return;
-    if (text.length > CHAT_TEXT_MAX) {
-      setNotice(CHAT_TOO_LONG);
-      return;
-    }
+  /** Sends `text` as a new message; false when it could not go out. */
+  const sendText = (text: string) => {
     const key = `local-${++localKeys.current}`;
     const clientId = newClientId();
     followRef.current = true;
@@ -466,12 +484,45 @@ export function ChatView({
     if (!sent) {
       dispatch({ type: 'unsend', key });
       setNotice(SEND_FAILED);
-      return;
+      return false;
     }
-    setDraft('');
     setAwaitingReply(true);
     scrollToBottom();
+    return true;
   };
+  const submit = () => {
+    const text = draft.trim();
+    if (!text || !canSend || finishTarget !== null) return;
+    if (text.length > CHAT_TEXT_MAX) {
+      setNotice(CHAT_TOO_LONG);
+      return;
+    }
+    if (sendText(text)) setDraft('');
+  };
+
+  // "Ask again" on a note in place of an answer: the question goes out again as a new message.
+  const [askedAgain, setAskedAgain] = useState<ReadonlySet<string>>(new Set());
+  const askAgain = async (note: ChatItem) => {
+    const questionId = note.reply_to;
+    if (questionId === undefined || !canSend) return;
+    setAskedAgain((keys) => new Set(keys).add(note.key));
+    let question = stateRef.current.items.find((item) => item.message_id === questionId)?.raw_text;
+    if (question === undefined) {
+      // Not loaded here: it is the last message before the id after it.
+      const page = await fetchOlderMessages(channel, questionId + 1).catch(() => null);
+      question = page?.results.find((m) => m.message_id === questionId)?.raw_text;
+    }
+    if (question === undefined || !sendText(question)) {
+      if (question === undefined) setNotice(QUESTION_NOT_FOUND);
+      setAskedAgain((keys) => {
+        const next = new Set(keys);
+        next.delete(note.key);
+        return next;
+      });
+    }
+  };
+  const canAskAgain = (item: ChatItem) =>
+    item.message_type === 'system_message' && item.reply_to !== undefined && ASK_AGAIN_NOTES.has(item.raw_text);
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
@@ -548,6 +599,17 @@ export function ChatView({
             {socket.error ?? SOCKET_ERROR} {retryText}
           </Banner>
         )}
+        {socket.signedOut && (
+          <Banner
+            action={
+              <Link to="/auth/login" className="btn btn-secondary btn-sm">
+                Sign in
+              </Link>
+            }
+          >
+            {SIGNED_OUT}
+          </Banner>
+        )}
         {notice && <Banner onDismiss={() => setNotice(null)}>{notice}</Banner>}
       </div>
 
@@ -598,9 +660,17 @@ export function ChatView({
                 key={item.key}
                 item={item}
                 highlighted={highlightId !== null && item.message_id === highlightId}
+                onAskAgain={
+                  canAskAgain(item)
+                    ? {
+                        disabled: !canSend || askedAgain.has(item.key),
+                        onClick: () => void askAgain(item),
+                      }
+                    : undefined
+                }
               />
             ))}
-            {awaitingReply && !hasStreaming && (
+            {(awaitingReply || waiting) && !hasStreaming && (
               <div className="chat-row chat-row-assistant">
                 <div className="chat-bubble chat-typing" role="status" aria-label="Assistant is typing">
                   <span className="chat-typing-dot" />
@@ -731,14 +801,32 @@ export function ChatPage(props: ChatViewProps) {
   );
 }
 
-export const ChatScreen = () => (
-  <ChatPage channel="chat" title="Chat" subtitle="Talk with your assistant in real time." />
-);
+/** Asks the server afresh whether this browser is still signed in; the app follows the answer. */
+function useSessionCheck() {
+  const { refresh } = useAuth();
+  return useCallback(async () => {
+    invalidateSession();
+    return (await refresh()).status === 'authenticated';
+  }, [refresh]);
+}
+
+export function ChatScreen() {
+  const checkSession = useSessionCheck();
+  return (
+    <ChatPage
+      channel="chat"
+      title="Chat"
+      subtitle="Talk with your assistant in real time."
+      checkSession={checkSession}
+    />
+  );
+}
 
 export function OnboardingScreen() {
   // Someone who finished onboarding can reread it; new messages belong in the chat. Unknown, the
   // message box waits; if asking fails, the server still refuses a message and says so.
   const [finished, setFinished] = useState<boolean | null>(null);
+  const checkSession = useSessionCheck();
   useEffect(() => {
     const abort = new AbortController();
     getMe(abort.signal).then(
@@ -753,6 +841,7 @@ export function OnboardingScreen() {
       title="Getting to know you"
       subtitle="A short conversation so your assistant can help from day one."
       finished={finished}
+      checkSession={checkSession}
     />
   );
 }

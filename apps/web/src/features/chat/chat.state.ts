@@ -16,6 +16,10 @@ export interface ChatItem {
   streaming?: boolean;
   /** Our id for a message we sent, so a resend after a reconnect is stored once. */
   client_id?: string;
+  /** On an answer (or a note in its place): the human message it answers. */
+  reply_to?: number;
+  /** A human message waiting while earlier ones are answered (Daybook answers one at a time). */
+  queued?: boolean;
 }
 
 export interface ChatState {
@@ -32,7 +36,8 @@ export type ChatAction =
   | { type: 'history'; messages: TChatMessage[]; hasMore: boolean }
   | { type: 'older'; messages: TChatMessage[]; hasMore: boolean }
   | { type: 'message'; message: TChatMessage }
-  | { type: 'stream'; streamId: string; delta: string }
+  | { type: 'stream'; streamId: string; delta: string; replyTo?: number }
+  | { type: 'queued'; messageId: number }
   | { type: 'send'; key: string; text: string; clientId?: string }
   | { type: 'unsend'; key: string };
 
@@ -51,7 +56,18 @@ const fromMessage = (message: TChatMessage): ChatItem => ({
   timestamp: message.timestamp,
   ...(message.url === undefined ? {} : { url: message.url }),
   ...(message.stream_id === undefined ? {} : { stream_id: message.stream_id }),
+  ...(message.reply_to === undefined ? {} : { reply_to: message.reply_to }),
 });
+
+/** The question `replyTo` is being answered: it no longer waits. */
+function answered(items: ChatItem[], replyTo: number | undefined): ChatItem[] {
+  if (replyTo === undefined) return items;
+  const at = items.findIndex((i) => i.message_id === replyTo && i.queued);
+  if (at < 0) return items;
+  const next = items.slice();
+  next[at] = { ...(items[at] as ChatItem), queued: false };
+  return next;
+}
 
 const byId = (a: ChatItem, b: ChatItem) => (a.message_id ?? 0) - (b.message_id ?? 0);
 
@@ -69,7 +85,12 @@ function applyHistory(state: ChatState, messages: TChatMessage[], hasMore: boole
   const stored = new Map(overlaps ? current : []);
   // Human messages the server stored while our copies were still unsent.
   const newHuman = incoming.filter((i) => i.author_type === 'human' && !current.has(i.message_id));
-  for (const item of incoming) stored.set(item.message_id, item);
+  const replied = new Set(incoming.map((i) => i.reply_to));
+  for (const item of incoming) {
+    // A message we knew was waiting still is, until its answer shows up.
+    const waiting = current.get(item.message_id)?.queued && !replied.has(item.message_id as number);
+    stored.set(item.message_id, waiting ? { ...item, queued: true } : item);
+  }
 
   const local: ChatItem[] = [];
   for (const item of state.items) {
@@ -91,7 +112,7 @@ function applyHistory(state: ChatState, messages: TChatMessage[], hasMore: boole
 }
 
 function applyMessage(state: ChatState, message: TChatMessage): ChatState {
-  const items = state.items;
+  const items = answered(state.items, message.reply_to);
   const id = message.message_id;
   const known = id === null ? -1 : items.findIndex((i) => i.message_id === id);
   if (known >= 0) {
@@ -127,8 +148,8 @@ function applyMessage(state: ChatState, message: TChatMessage): ChatState {
   return { ...state, items: [...items, item] };
 }
 
-function applyStream(state: ChatState, streamId: string, delta: string): ChatState {
-  const items = state.items;
+function applyStream(state: ChatState, streamId: string, delta: string, replyTo?: number): ChatState {
+  const items = answered(state.items, replyTo);
   const live = items.findIndex((i) => i.stream_id === streamId);
   if (live >= 0) {
     const current = items[live] as ChatItem;
@@ -147,6 +168,7 @@ function applyStream(state: ChatState, streamId: string, delta: string): ChatSta
     timestamp: null,
     stream_id: streamId,
     streaming: true,
+    ...(replyTo === undefined ? {} : { reply_to: replyTo }),
   };
   return { ...state, items: [...items, item] };
 }
@@ -163,7 +185,16 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     case 'message':
       return applyMessage(state, action.message);
     case 'stream':
-      return applyStream(state, action.streamId, action.delta);
+      return applyStream(state, action.streamId, action.delta, action.replyTo);
+    case 'queued': {
+      // Its answer may already have begun (events of other tabs race): then it is not waiting.
+      if (state.items.some((i) => i.reply_to === action.messageId)) return state;
+      const at = state.items.findIndex((i) => i.message_id === action.messageId);
+      if (at < 0) return state;
+      const items = state.items.slice();
+      items[at] = { ...(items[at] as ChatItem), queued: true };
+      return { ...state, items };
+    }
     case 'send':
       return {
         ...state,

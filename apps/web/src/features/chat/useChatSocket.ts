@@ -1,6 +1,6 @@
 // One chat WebSocket: connects, parses server frames with the contract, and reconnects per the
 // spec's policy. The WebSocket class and the timers are injectable so tests drive them by hand.
-import { type TClientMessage, type TServerEvent, ZServerEvent } from '@daybook/contracts';
+import { CLOSE_CODES, type TClientMessage, type TServerEvent, ZServerEvent } from '@daybook/contracts';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { retryDelay } from './reconnect.ts';
 
@@ -48,6 +48,11 @@ export interface ChatSocketOptions {
   onEvent: (event: TServerEvent) => void;
   /** A frame that is not JSON or not a known event; it is ignored. */
   onBadFrame?: (data: unknown) => void;
+  /**
+   * Asked after a 1008 close (the server ended the socket with its session): resolves true while
+   * still signed in. False stops the retries; the app then shows sign-in. Unset: retry as usual.
+   */
+  checkSession?: () => Promise<boolean>;
   WebSocketImpl?: SocketConstructor;
   timers?: Timers;
 }
@@ -68,19 +73,29 @@ export interface ChatSocket {
   send(message: TClientMessage): boolean;
   /** Connects now (dropping a scheduled retry) unless a socket is open or connecting. */
   reconnect(): void;
+  /** The server closed the socket because the session ended, and the session check agreed. */
+  signedOut: boolean;
 }
 
-export function useChatSocket({ url, onEvent, onBadFrame, WebSocketImpl, timers = browserTimers }: ChatSocketOptions) {
+export function useChatSocket({
+  url,
+  onEvent,
+  onBadFrame,
+  checkSession,
+  WebSocketImpl,
+  timers = browserTimers,
+}: ChatSocketOptions) {
   const [status, setStatus] = useState<ConnectionStatus>('connecting');
   const [error, setError] = useState<string | null>(null);
   const [closeCode, setCloseCode] = useState<number | null>(null);
   const [retryInMs, setRetryInMs] = useState<number | null>(null);
   const [retryAt, setRetryAt] = useState<number | null>(null);
   const [outage, setOutage] = useState<OutageKind | null>(null);
+  const [signedOut, setSignedOut] = useState(false);
   const socketRef = useRef<SocketLike | null>(null);
   const connectRef = useRef<() => void>(() => {});
-  const handlers = useRef({ onEvent, onBadFrame });
-  handlers.current = { onEvent, onBadFrame };
+  const handlers = useRef({ onEvent, onBadFrame, checkSession });
+  handlers.current = { onEvent, onBadFrame, checkSession };
 
   useEffect(() => {
     const Impl = WebSocketImpl ?? (globalThis.WebSocket as unknown as SocketConstructor);
@@ -139,6 +154,7 @@ export function useChatSocket({ url, onEvent, onBadFrame, WebSocketImpl, timers 
         setError(null);
         setCloseCode(null);
         setOutage(null);
+        setSignedOut(false);
       };
       ws.onmessage = (event) => {
         if (!live()) return;
@@ -163,7 +179,19 @@ export function useChatSocket({ url, onEvent, onBadFrame, WebSocketImpl, timers 
         setCloseCode(event.code);
         setStatus((previous) => (previous === 'error' ? 'error' : 'disconnected'));
         setOutage((kind) => kind ?? 'disconnected');
-        scheduleRetry(event.code);
+        const check = handlers.current.checkSession;
+        if (event.code !== CLOSE_CODES.policyViolation || !check) {
+          scheduleRetry(event.code);
+          return;
+        }
+        // Signed out (elsewhere, or the session expired): retrying would be refused forever.
+        const settle = (stillSignedIn: boolean) => {
+          // Unmounted, or a socket was opened meanwhile (Reconnect).
+          if (disposed || socketRef.current) return;
+          if (stillSignedIn) scheduleRetry(event.code);
+          else setSignedOut(true);
+        };
+        check().then(settle, () => settle(true));
       };
     };
 
@@ -194,5 +222,5 @@ export function useChatSocket({ url, onEvent, onBadFrame, WebSocketImpl, timers 
 
   const reconnect = useCallback(() => connectRef.current(), []);
 
-  return { status, error, closeCode, retryInMs, retryAt, outage, send, reconnect } satisfies ChatSocket;
+  return { status, error, closeCode, retryInMs, retryAt, outage, send, reconnect, signedOut } satisfies ChatSocket;
 }
