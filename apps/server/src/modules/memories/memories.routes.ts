@@ -9,9 +9,16 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requireUser } from '../../lib/auth.ts';
 import { AppError } from '../../lib/errors.ts';
+import { perKeyGate } from './memories.gate.ts';
 import type { MemoriesService } from './memories.service.ts';
 
 const ZId = z.object({ id: z.string() });
+
+/**
+ * Listing, searching and exporting run at most this many at a time per user; more wait their turn.
+ * One user's flood of searches then competes with other users as a couple of requests, not dozens.
+ */
+export const READS_AT_ONCE_PER_USER = 2;
 
 /** Ids that are not positive integers name no memory: 404, like any other unknown id. */
 function memoryId(request: FastifyRequest): number {
@@ -25,15 +32,19 @@ export default async function memoriesRoutes(
   app: FastifyInstance,
   { memories, publicUrl }: { memories: MemoriesService; publicUrl: string },
 ) {
+  const reads = perKeyGate(READS_AT_ONCE_PER_USER);
+
   app.get('/api/memories/', async (request) => {
     const user = requireUser(request);
     const query = ZMemoryListQuery.parse(request.query);
-    const { results, count } = await memories.list(user.id, {
-      deleted: query.show_deleted,
-      search: query.search || undefined,
-      limit: query.limit,
-      offset: query.offset,
-    });
+    const { results, count } = await reads(user.id, () =>
+      memories.list(user.id, {
+        deleted: query.show_deleted,
+        search: query.search || undefined,
+        limit: query.limit,
+        offset: query.offset,
+      }),
+    );
     const pageUrl = (offset: number) => {
       const params = new URLSearchParams({ limit: String(query.limit), offset: String(offset) });
       if (query.show_deleted) params.set('show_deleted', 'true');
@@ -55,7 +66,7 @@ export default async function memoriesRoutes(
 
   app.get('/api/memories/export/', async (request, reply) => {
     const user = requireUser(request);
-    const body = await memories.exportAll(user.id);
+    const body = await reads(user.id, () => memories.exportAll(user.id));
     const day = body.exported_at.slice(0, 10);
     return reply
       .header('Content-Disposition', `attachment; filename="daybook-memories-${day}.json"`)

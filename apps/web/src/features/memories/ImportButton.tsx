@@ -1,10 +1,12 @@
-import { type TMemoryImportResult, ZMemoryImport } from '@daybook/contracts';
+import { MEMORY_IMPORT_BYTES_MAX, type TMemoryImportResult, ZMemoryImport } from '@daybook/contracts';
 import { type ChangeEvent, useId, useRef, useState } from 'react';
 import { ApiError } from '../../lib/api.ts';
 import { importMemories } from './api.ts';
 
 export const IMPORT_INVALID = 'That file is not a Daybook memories export.';
 export const IMPORT_FAILED = 'Failed to import memories. Please try again.';
+const LIMIT_MB = Math.round(MEMORY_IMPORT_BYTES_MAX / 1024 / 1024);
+export const IMPORT_TOO_LARGE = `That file is too large to import: the limit is ${LIMIT_MB} MB.`;
 const MAX_DETAILS = 3;
 
 export const importSummary = ({ created, updated, unchanged }: TMemoryImportResult) =>
@@ -55,6 +57,9 @@ function problemOf(err: unknown): ImportProblem {
     );
     return { message: IMPORT_INVALID, details: fields.length ? describe(fields) : [err.message] };
   }
+  // Another import still running, or the memory limit: the server says which.
+  if (err instanceof ApiError && err.status === 409) return { message: err.message, details: [] };
+  if (err instanceof ApiError && err.status === 413) return { message: IMPORT_TOO_LARGE, details: [] };
   return { message: IMPORT_FAILED, details: [] };
 }
 
@@ -74,6 +79,11 @@ export function ImportButton({ onImported, onFailed }: ImportButtonProps) {
     // Cleared so that choosing the same file again is a new change.
     event.target.value = '';
     if (!file) return;
+    if (file.size > MEMORY_IMPORT_BYTES_MAX) {
+      const mb = (file.size / 1024 / 1024).toFixed(1);
+      onFailed({ message: IMPORT_TOO_LARGE, details: [`This file is ${mb} MB.`] });
+      return;
+    }
     setBusy(true);
     try {
       const read = readExport(await file.text());

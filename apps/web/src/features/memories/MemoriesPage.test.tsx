@@ -1,10 +1,11 @@
-import type { TMemory } from '@daybook/contracts';
+import { MEMORY_IMPORT_BYTES_MAX, type TMemory } from '@daybook/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../app/routes.tsx';
 import { type Handler, mockFetch, type RecordedRequest, reply, USER_ME } from '../../test/fetch.ts';
 import { renderRoutes, signedIn } from '../../test/render.tsx';
+import { IMPORT_TOO_LARGE } from './ImportButton.tsx';
 import { LOAD_FAILED } from './MemoriesPage.tsx';
 import { BLANK_EDIT, BLANK_NEW, DELETE_FAILED, SAVE_FAILED } from './MemoryFormModal.tsx';
 
@@ -457,6 +458,36 @@ describe('Memories', () => {
       expect(alert).toHaveTextContent('That file is not a Daybook memories export.');
       expect(alert).toHaveTextContent(detail);
       expect(calls('POST /api/memories/import/')).toHaveLength(0);
+    });
+
+    it("shows the server's reason when it cannot take an import now", async () => {
+      const running = 'An import is already running for your account. Try again when it has finished.';
+      const { main } = open('/memories', {
+        [LIST]: page([]),
+        'POST /api/memories/import/': reply(409, { error: running, code: 'conflict' }),
+      });
+      await main.findByText('No memories found');
+      await upload(main, JSON.stringify({ memories: [] }));
+      expect(await main.findByRole('alert')).toHaveTextContent(running);
+    });
+
+    it('refuses a file over the size limit without sending it, and explains a 413', async () => {
+      const { main, calls } = open('/memories', {
+        [LIST]: page([]),
+        'POST /api/memories/import/': reply(413, { error: 'Request body is too large', code: 'payload_too_large' }),
+      });
+      await main.findByText('No memories found');
+      const big = new File(['{"memories": []}'], 'memories.json', { type: 'application/json' });
+      Object.defineProperty(big, 'size', { value: MEMORY_IMPORT_BYTES_MAX + 1 });
+      await userEvent.upload(main.getByLabelText('Import memories from a file'), big);
+      const alert = await main.findByRole('alert');
+      expect(alert).toHaveTextContent(IMPORT_TOO_LARGE);
+      expect(alert).toHaveTextContent('This file is 20.0 MB.');
+      expect(calls('POST /api/memories/import/')).toHaveLength(0);
+
+      await upload(main, JSON.stringify({ memories: [] }));
+      await waitFor(() => expect(calls('POST /api/memories/import/')).toHaveLength(1));
+      expect(await main.findByRole('alert')).toHaveTextContent(IMPORT_TOO_LARGE);
     });
 
     it("shows the server's reasons for refusing a file", async () => {
