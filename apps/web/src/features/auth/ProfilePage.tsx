@@ -185,13 +185,15 @@ export function ProfilePage() {
 
 function VerifyHint({ email }: { email: string }) {
   // The resend page is for signed-out visitors, so a signed-in user asks from here.
-  const { status, send } = useResendVerification(email);
+  const { status, note, send } = useResendVerification(email);
   return (
     <div className="auth-notice account-notice">
       <p className="auth-notice-title">Your email address has not been verified yet.</p>
       <p>Check your inbox for the verification link, or ask for a new one.</p>
       {status === 'sent' ? (
         <p role="status">A new verification email has been sent to {email}.</p>
+      ) : status === 'throttled' ? (
+        <p role="status">{note}</p>
       ) : (
         <button type="button" className="btn btn-secondary btn-sm" onClick={send} disabled={status === 'sending'}>
           {status === 'sending' ? 'Sending...' : 'Resend verification email'}

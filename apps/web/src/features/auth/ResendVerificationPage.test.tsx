@@ -10,7 +10,7 @@ const RESEND = 'POST /api/auth/verification/resend/';
 describe('Resend verification', () => {
   it('prefills the email, sends a new link and offers the way back', async () => {
     const { calls } = mockFetch({
-      [RESEND]: reply(200, { detail: 'If this address needs verifying, a new link is on its way.' }),
+      [RESEND]: reply(200, { sent: true, detail: 'If this address needs verifying, a new link is on its way.' }),
     });
     renderRoutes(routes, { path: '/auth/resend-verification?email=new%40example.com' });
     expect(await screen.findByRole('heading', { level: 1, name: 'Resend Verification Email' })).toBeInTheDocument();
@@ -23,6 +23,24 @@ describe('Resend verification', () => {
     expect(main.getByText(/spam/)).toBeInTheDocument();
     expect(main.getByRole('link', { name: 'Return to Login' })).toHaveAttribute('href', '/auth/login');
     expect(calls(RESEND)[0]?.body).toEqual({ email: 'new@example.com' });
+  });
+
+  it('within the 3-minute cooldown, says no new mail went out and when to ask again (issue 10)', async () => {
+    mockFetch({
+      [RESEND]: reply(200, {
+        sent: false,
+        retry_after: 170,
+        detail: 'We sent one a moment ago; you can ask again in 3 minutes.',
+      }),
+    });
+    renderRoutes(routes, { path: '/auth/resend-verification?email=new%40example.com' });
+    const main = within(await screen.findByRole('main'));
+    await userEvent.click(await main.findByRole('button', { name: 'Resend Verification Email' }));
+    expect(await main.findByText(/a moment ago/)).toHaveTextContent(
+      'We sent one to new@example.com a moment ago; you can ask again in 3 minutes.',
+    );
+    expect(main.queryByText(/A new verification email has been sent/)).not.toBeInTheDocument();
+    expect(main.getByRole('link', { name: 'Return to Login' })).toHaveAttribute('href', '/auth/login');
   });
 
   it('checks the address first', async () => {

@@ -1,18 +1,38 @@
 import { Link, useSearchParams } from 'react-router-dom';
 import { EmailField, FormError } from '../../components/form.tsx';
 import { AuthCard, StatusCard } from './AuthCard.tsx';
-import { resendVerification } from './api.ts';
+import { resendVerification, retryIn } from './api.ts';
 import { useEmailRequest } from './email-request.ts';
 
 export const RESEND_FAILED = 'Failed to resend verification email.';
 
 export function ResendVerificationPage() {
   const [params] = useSearchParams();
-  const { form, busy, sentTo, error, onSubmit } = useEmailRequest(
+  const { form, busy, sentTo, answer, error, onSubmit } = useEmailRequest(
     params.get('email') ?? '',
     resendVerification,
     RESEND_FAILED,
   );
+
+  if (sentTo && answer?.sent === false) {
+    return (
+      <StatusCard
+        tone="info"
+        title="Check Your Email"
+        actions={
+          <Link to="/auth/login" className="btn btn-primary btn-block">
+            Return to Login
+          </Link>
+        }
+      >
+        <p>
+          We sent one to <strong className="auth-email">{sentTo}</strong> a moment ago; you can ask again in{' '}
+          {retryIn(answer.retry_after)}.
+        </p>
+        <p className="muted">Nothing arrived? Check your spam or junk folder.</p>
+      </StatusCard>
+    );
+  }
 
   if (sentTo) {
     return (

@@ -110,8 +110,26 @@ describe('Sign up', () => {
     );
   });
 
+  it('an address that already has an account gets "check your email", not an error (issue 10)', async () => {
+    // The server answers as for a new account but starts no session, and mails the owner.
+    mockFetch({
+      [SIGNUP]: reply(201, { verification_sent: true }),
+      [`GET ${ALLAUTH}/auth/session`]: SESSION_ANONYMOUS,
+    });
+    const { router } = open('/auth/signup?itoken=abc');
+    await screen.findByLabelText('Invite Token');
+    await fill({ email: 'sam@example.com', password: 'long enough 1', confirm: 'long enough 1' });
+    expect(await screen.findByRole('heading', { name: 'Check Your Email' })).toBeInTheDocument();
+    expect(screen.getByText(/We sent a message to/)).toHaveTextContent(
+      'We sent a message to sam@example.com. Open it to continue.',
+    );
+    expect(screen.getByRole('link', { name: 'Go to Sign In' })).toHaveAttribute('href', '/auth/login');
+    expect(screen.queryByText(/already registered/)).not.toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/auth/signup');
+  });
+
   it('creates the account, picks up the new session and opens the demo tour', async () => {
-    const { calls } = network(reply(201, { user: { ...USER_ME, email_verified: false }, verification_sent: true }));
+    const { calls } = network(reply(201, { verification_sent: true }));
     const { router } = open('/auth/signup?itoken=abc');
     await screen.findByLabelText('Invite Token');
     await fill({ email: ' sam@example.com ', password: 'long enough 1', confirm: 'long enough 1' });

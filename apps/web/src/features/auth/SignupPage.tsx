@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { EmailField, Field, FormError, useForm } from '../../components/form.tsx';
 import { serverFieldErrors, serverMessage } from '../../lib/api.ts';
-import { AuthCard } from './AuthCard.tsx';
+import { AuthCard, StatusCard } from './AuthCard.tsx';
 import { invalidateSession } from './allauth.ts';
 import { signup } from './api.ts';
 import { useAuth } from './auth-context.tsx';
@@ -21,6 +21,8 @@ export function SignupPage() {
   );
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState(false);
+  /** The address a mail went to when the signup started no session (it already had an account). */
+  const [mailedTo, setMailedTo] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   async function onSubmit(event: FormEvent) {
@@ -40,11 +42,36 @@ export function SignupPage() {
       setBusy(false);
       return;
     }
-    setCreated(true);
-    // The server signed the new user in: pick up the new session before entering the tour.
+    // A new account is signed in: pick up the session before entering the tour. The server answers
+    // an address that already has an account the same way, without a session, and mails its owner.
     invalidateSession();
-    await refresh();
+    const auth = await refresh();
+    if (auth.status !== 'authenticated') {
+      setMailedTo(email.trim());
+      setBusy(false);
+      return;
+    }
+    setCreated(true);
     navigate('/demo-tour');
+  }
+
+  if (mailedTo) {
+    return (
+      <StatusCard
+        tone="info"
+        title="Check Your Email"
+        actions={
+          <Link to="/auth/login" className="btn btn-primary btn-block">
+            Go to Sign In
+          </Link>
+        }
+      >
+        <p>
+          We sent a message to <strong className="auth-email">{mailedTo}</strong>. Open it to continue.
+        </p>
+        <p className="muted">Nothing after a few minutes? Check your spam or junk folder.</p>
+      </StatusCard>
+    );
   }
 
   return (

@@ -153,7 +153,7 @@ describe('Profile', () => {
   it('shows the account, its verification state and the settings', async () => {
     mockFetch({
       [`GET ${ME}`]: reply(200, { ...USER_ME, email_verified: false, is_daily_message_paused: true }),
-      'POST /api/auth/verification/resend/': reply(200, { detail: 'Sent.' }),
+      'POST /api/auth/verification/resend/': reply(200, { sent: true, detail: 'Sent.' }),
     });
     renderRoutes(routes, { path: '/profile', auth: signedIn });
     const main = within(screen.getByRole('main'));

@@ -1,4 +1,4 @@
-import { act, screen } from '@testing-library/react';
+import { act, screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { routes } from '../../app/routes.tsx';
 import {
@@ -144,6 +144,26 @@ describe('Verify email', () => {
     expect(await screen.findByRole('heading', { name: 'Verification Failed' })).toBeInTheDocument();
     expect(screen.getByRole('alert')).toHaveTextContent('Email verification failed');
     expect(screen.getByRole('link', { name: 'Go to Login' })).toHaveAttribute('href', '/auth/login');
+  });
+
+  it('a link opened a second time says the address is verified already and offers sign-in (issue 10)', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    mockFetch({
+      [`GET ${VERIFY}`]: reply(409, { status: 409 }),
+      [`POST ${VERIFY}`]: reply(409, { status: 409 }),
+      [`GET ${ALLAUTH}/auth/session`]: SESSION_ANONYMOUS,
+    });
+    const { router } = renderRoutes(routes, { path: `/auth/verify-email/${KEY}`, loadSession: fetchSession });
+    expect(await screen.findByRole('heading', { name: 'Email Already Verified' })).toBeInTheDocument();
+    expect(screen.getByText('This link was used before: your email address is verified.')).toBeInTheDocument();
+    expect(screen.queryByText(/Verification Failed/)).not.toBeInTheDocument();
+    expect(within(screen.getByRole('main')).getByRole('link', { name: 'Sign In' })).toHaveAttribute(
+      'href',
+      '/auth/login',
+    );
+    // It stays, for the person to read and choose.
+    await act(() => vi.advanceTimersByTimeAsync(3_000));
+    expect(router.state.location.pathname).toBe(`/auth/verify-email/${KEY}`);
   });
 
   it('says so when something unexpected happens', async () => {

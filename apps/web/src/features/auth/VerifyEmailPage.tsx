@@ -10,7 +10,11 @@ export const VERIFICATION_FAILED = 'Email verification failed';
 export const INVALID_LINK = 'Invalid verification link';
 export const VERIFY_UNEXPECTED = 'An unexpected error occurred during verification.';
 
-type State = { status: 'loading' } | { status: 'success'; signedIn: boolean } | { status: 'error'; message: string };
+type State =
+  | { status: 'loading' }
+  | { status: 'success'; signedIn: boolean }
+  | { status: 'already'; signedIn: boolean }
+  | { status: 'error'; message: string };
 
 export function VerifyEmailPage() {
   const { key } = useParams();
@@ -36,6 +40,11 @@ export function VerifyEmailPage() {
         } else if (res.status === 401) {
           verified();
           setState({ status: 'success', signedIn: false });
+        } else if (res.status === 409) {
+          // A genuine link opened again: its address is verified already.
+          const auth = await refresh();
+          verified();
+          setState({ status: 'already', signedIn: auth.status === 'authenticated' });
         } else if (res.status === 400) setState({ status: 'error', message: VERIFICATION_FAILED });
         else setState({ status: 'error', message: VERIFY_UNEXPECTED });
       })
@@ -52,6 +61,28 @@ export function VerifyEmailPage() {
   }, [state, navigate]);
 
   if (state.status === 'loading') return <StatusCard tone="loading" title="Verifying your email..." />;
+  if (state.status === 'already') {
+    return (
+      <StatusCard
+        tone="success"
+        title="Email Already Verified"
+        actions={
+          state.signedIn ? (
+            <Link to="/" className="btn btn-primary btn-block">
+              Continue to Daybook
+            </Link>
+          ) : (
+            <Link to="/auth/login" className="btn btn-primary btn-block">
+              Sign In
+            </Link>
+          )
+        }
+      >
+        <p>This link was used before: your email address is verified.</p>
+        {!state.signedIn && <p className="muted">Sign in with your email and password.</p>}
+      </StatusCard>
+    );
+  }
   if (state.status === 'success') {
     return (
       <StatusCard tone="success" title="Email Verified!">

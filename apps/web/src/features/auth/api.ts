@@ -3,21 +3,35 @@ import {
   type TSignupRequest,
   type TUpdateUserMeRequest,
   ZPasswordResetResponse,
+  ZResendVerificationResponse,
   ZSignupResponse,
   ZUserMe,
 } from '@daybook/contracts';
-import { z } from 'zod';
 import { apiRequest } from '../../lib/api.ts';
 
-const ZDetailResponse = z.object({ detail: z.string() });
-
-/** 201; the server also signs the new user in. */
+/**
+ * 201 for a new address and for one that already has an account alike; only a new account is
+ * signed in (the session tells which).
+ */
 export const signup = (body: TSignupRequest) =>
   apiRequest('/api/auth/signup/', ZSignupResponse, { method: 'POST', body });
 
-/** 200 whether or not the address exists; mails a new link when it is unverified. */
+/**
+ * 200 whether or not the address exists; mails a new link when it is unverified. `sent: false` when
+ * a link went to the address in the last 3 minutes (any address: it tells nothing about accounts).
+ */
 export const resendVerification = (email: string) =>
-  apiRequest('/api/auth/verification/resend/', ZDetailResponse, { method: 'POST', body: { email } });
+  apiRequest('/api/auth/verification/resend/', ZResendVerificationResponse, { method: 'POST', body: { email } });
+
+/** "3 minutes" from the server's retry_after seconds. */
+export function retryIn(seconds: number | undefined): string {
+  const minutes = Math.max(1, Math.ceil((seconds ?? 180) / 60));
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
+/** What a resend held back by the 3-minute cooldown says. */
+export const resendThrottled = (seconds: number | undefined) =>
+  `We sent one a moment ago; you can ask again in ${retryIn(seconds)}.`;
 
 export const requestPasswordReset = (email: string) =>
   apiRequest('/api/auth/password/reset/', ZPasswordResetResponse, { method: 'POST', body: { email } });

@@ -6,15 +6,13 @@ import { ApiError, serverFieldErrors } from '../../lib/api.ts';
 import { RATE_LIMITED_MESSAGE } from './allauth.ts';
 import { validateEmailForm } from './validation.ts';
 
-export function useEmailRequest(
-  initialEmail: string,
-  send: (email: string) => Promise<unknown>,
-  failedMessage: string,
-) {
+export function useEmailRequest<T>(initialEmail: string, send: (email: string) => Promise<T>, failedMessage: string) {
   const form = useForm({ email: initialEmail }, validateEmailForm);
   const [busy, setBusy] = useState(false);
   /** The address the request went to, once it succeeded. */
   const [sentTo, setSentTo] = useState<string | null>(null);
+  /** The server's answer, once it succeeded. */
+  const [answer, setAnswer] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   async function onSubmit(event: FormEvent) {
@@ -24,7 +22,7 @@ export function useEmailRequest(
     setError(null);
     const email = form.values.email.trim();
     try {
-      await send(email);
+      setAnswer(await send(email));
       setSentTo(email);
     } catch (err) {
       const fields = serverFieldErrors(err, ['email']);
@@ -36,5 +34,5 @@ export function useEmailRequest(
     }
   }
 
-  return { form, busy, sentTo, error, onSubmit };
+  return { form, busy, sentTo, answer, error, onSubmit };
 }

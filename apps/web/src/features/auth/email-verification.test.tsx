@@ -14,7 +14,7 @@ const TEXT =
 
 function start({
   me = reply(200, UNVERIFIED),
-  resend = reply(200, { detail: 'Sent.' }),
+  resend = reply(200, { sent: true, detail: 'Sent.' }),
   path = '/',
   auth = signedIn,
 }: {
@@ -74,7 +74,7 @@ describe('the email verification reminder', () => {
     await userEvent.click(button);
     expect(button).toHaveTextContent('Sending...');
     expect(button).toHaveAttribute('aria-disabled', 'true');
-    sent.resolve(reply(200, { detail: 'Sent.' }));
+    sent.resolve(reply(200, { sent: true, detail: 'Sent.' }));
     await waitFor(() => expect(button).toHaveTextContent('Sent!'));
     expect(within(region).getByRole('status')).toHaveTextContent(
       'A new verification link was sent to sam@example.com.',
@@ -84,6 +84,21 @@ describe('the email verification reminder', () => {
     expect(button).toHaveFocus();
     await userEvent.click(button);
     expect(calls(RESEND)).toHaveLength(1);
+  });
+
+  it('says when a link went out moments ago instead of "Sent!" (issue 10)', async () => {
+    start({ resend: reply(200, { sent: false, retry_after: 95, detail: 'We sent one a moment ago.' }) });
+    const region = await screen.findByRole('region', { name: 'Email verification' });
+    const button = within(region).getByRole('button', { name: 'Resend' });
+    await userEvent.click(button);
+    // Shown beside the button, not only announced.
+    const text = region.querySelector('.verify-reminder-text');
+    await waitFor(() => expect(text).toHaveTextContent('We sent one a moment ago; you can ask again in 2 minutes.'));
+    expect(within(region).getByRole('status')).toHaveTextContent(
+      'We sent one a moment ago; you can ask again in 2 minutes.',
+    );
+    expect(button).not.toHaveTextContent('Sent!');
+    expect(button).toHaveAttribute('aria-disabled', 'true');
   });
 
   it('says so when the new link could not be sent', async () => {

@@ -3,28 +3,32 @@
 // new link (the same "resend" the profile page has).
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { useLocation } from 'react-router-dom';
-import { getMe, resendVerification } from './api.ts';
+import { getMe, resendThrottled, resendVerification } from './api.ts';
 import { useAuth } from './auth-context.tsx';
 import { RESEND_FAILED } from './ResendVerificationPage.tsx';
 
 /** sessionStorage: the id of the user who dismissed the reminder in this browser session. */
 export const REMINDER_DISMISSED_KEY = 'daybook.verify-reminder-dismissed';
 
-export type ResendStatus = 'idle' | 'sending' | 'sent' | 'failed';
+/** `throttled`: a link went out moments ago, so none was sent now. */
+export type ResendStatus = 'idle' | 'sending' | 'sent' | 'throttled' | 'failed';
 
 /** Mails a new verification link to a signed-in user's address (the resend page is for signed-out visitors). */
 export function useResendVerification(email: string) {
   const [status, setStatus] = useState<ResendStatus>('idle');
+  /** When throttled: what to tell the user. */
+  const [note, setNote] = useState('');
   const send = useCallback(async () => {
     setStatus('sending');
     try {
-      await resendVerification(email);
-      setStatus('sent');
+      const answer = await resendVerification(email);
+      setNote(answer.sent ? '' : resendThrottled(answer.retry_after));
+      setStatus(answer.sent ? 'sent' : 'throttled');
     } catch {
       setStatus('failed');
     }
   }, [email]);
-  return { status, send };
+  return { status, note, send };
 }
 
 interface EmailVerificationValue {
@@ -111,7 +115,7 @@ export function VerifyEmailReminder() {
   const resend = useResendVerification(email);
 
   if (unverifiedUser === null || dismissedFor === unverifiedUser || onVerifyPage(pathname)) return null;
-  const busy = resend.status === 'sending' || resend.status === 'sent';
+  const busy = resend.status === 'sending' || resend.status === 'sent' || resend.status === 'throttled';
   return (
     <section className="verify-reminder" aria-label="Email verification">
       <div className="container verify-reminder-inner">
@@ -133,6 +137,7 @@ export function VerifyEmailReminder() {
           >
             {resend.status === 'sending' ? 'Sending...' : resend.status === 'sent' ? 'Sent!' : 'Resend'}
           </button>
+          {resend.status === 'throttled' && <span> {resend.note}</span>}
           {resend.status === 'failed' && (
             <span className="verify-reminder-error" role="alert">
               {' '}
@@ -141,7 +146,11 @@ export function VerifyEmailReminder() {
           )}
         </p>
         <span className="visually-hidden" role="status">
-          {resend.status === 'sent' ? `A new verification link was sent to ${email}.` : ''}
+          {resend.status === 'sent'
+            ? `A new verification link was sent to ${email}.`
+            : resend.status === 'throttled'
+              ? resend.note
+              : ''}
         </span>
         <button
           type="button"
