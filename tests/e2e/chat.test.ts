@@ -328,3 +328,19 @@ it('the chat works on a phone', async () => {
   await wide.close();
   await phone.close();
 });
+
+it('signing out in another tab takes the chat to sign in instead of reconnecting', async () => {
+  await page.goto(`${app.baseUrl}/chat`);
+  await page.getByRole('textbox', { name: 'Message', exact: true }).and(page.locator(':enabled')).waitFor();
+  // Another tab of the same browser: the same session cookie.
+  const tab = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  await tab.addCookies(await page.context().cookies());
+  const other = await tab.newPage();
+  await other.goto(`${app.baseUrl}/memories`);
+  await other.getByRole('button', { name: /^Account menu for / }).click();
+  await other.getByRole('button', { name: 'Sign Out' }).click();
+  // The server closes the chat's socket with its session; the chat checks and goes to sign in.
+  await page.waitForURL((u) => u.pathname === '/auth/login', { timeout: 15_000 });
+  expect(new URL(page.url()).searchParams.get('next')).toBe('/chat');
+  await tab.close();
+});
