@@ -55,7 +55,7 @@ describe('one answer at a time per user', () => {
     const tabs = await Promise.all([chatting(browser), chatting(browser), chatting(browser)]);
     const first = fake.requests.length;
     const texts = ['one', 'two', 'three', 'four', 'five', 'six'];
-    texts.forEach((text, i) => tabs[i % 3]?.say(text));
+    for (const [i, text] of texts.entries()) tabs[i % 3]?.say(text);
     const watcher = tabs[0];
     if (!watcher) throw new Error('no tab');
     const answers: string[] = [];
