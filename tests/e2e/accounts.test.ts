@@ -97,6 +97,35 @@ describe('a new user, from invite link to a signed-in session', () => {
     await page.waitForURL((u) => u.pathname === '/auth/login', { timeout: 10_000 });
   });
 
+  it('opening the link again says the address is verified already, and offers sign-in', async () => {
+    const link = await linkFrom(EMAIL, /Confirm your email/, 0, '/auth/verify-email/');
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Email Already Verified' }).waitFor();
+    expect(await page.getByText('Verification Failed').count()).toBe(0);
+    await screenshot(page, 'verify-email-again');
+    await page.setViewportSize({ width: 360, height: 780 });
+    await screenshot(page, 'verify-email-again');
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.getByRole('main').getByRole('link', { name: 'Sign In' }).click();
+    await page.waitForURL((u) => u.pathname === '/auth/login');
+  });
+
+  it('signing up again with the address says "check your email" and mails the owner', async () => {
+    const before = smtp.messages.length;
+    await page.goto(signupLink.replace(/^https?:\/\/[^/]+/, app.baseUrl));
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password', { exact: true }).fill('a different password 7');
+    await page.getByLabel('Confirm Password').fill('a different password 7');
+    await page.getByRole('button', { name: 'Sign Up' }).click();
+    await page.getByRole('heading', { name: 'Check Your Email' }).waitFor();
+    expect(await page.getByText('A user is already registered').count()).toBe(0);
+    await screenshot(page, 'signup-existing');
+    await page.setViewportSize({ width: 360, height: 780 });
+    await screenshot(page, 'signup-existing');
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await smtp.waitFor(EMAIL, { subject: /already have a Daybook account/, after: before });
+  });
+
   it('a wrong password shows the server message; the right one signs in', async () => {
     await signIn(page, EMAIL, 'not my password');
     await page.getByText('The email address and/or password you specified are not correct.').waitFor();
@@ -185,11 +214,16 @@ describe('a new user who verifies while still signed in (signup signs them in)',
     await screenshot(page, 'verify-reminder');
     await page.setViewportSize({ width: 1280, height: 860 });
 
-    // (The server mails at most one link per address every few minutes, so the first link is the one to use.)
+    // The server mails at most one link per address every 3 minutes, and says so; the first link is the one to use.
     const resent = page.waitForResponse((r) => r.url().endsWith('/api/auth/verification/resend/'));
     await reminder.getByRole('button', { name: 'Resend' }).click();
     expect((await resent).status()).toBe(200);
-    await reminder.getByRole('button', { name: 'Sent!' }).waitFor();
+    await reminder.getByText('We sent one a moment ago; you can ask again in 3 minutes.').first().waitFor();
+    expect(await reminder.getByRole('button', { name: 'Sent!' }).count()).toBe(0);
+    await screenshot(page, 'verify-reminder-throttled');
+    await page.setViewportSize({ width: 360, height: 780 });
+    await screenshot(page, 'verify-reminder-throttled');
+    await page.setViewportSize({ width: 1280, height: 860 });
 
     // Following the link while signed in verifies the address (it used to send the user home unverified).
     await page.goto(link.replace(/^https?:\/\/[^/]+/, app.baseUrl));

@@ -9,7 +9,6 @@ import {
   reply,
   SESSION_ANONYMOUS,
   SESSION_SIGNED_IN,
-  USER_ME,
 } from '../../test/fetch.ts';
 import { renderRoutes } from '../../test/render.tsx';
 import { fetchSession } from './auth-context.tsx';
