@@ -122,14 +122,15 @@ export function createAccountsService(deps: AccountsDeps) {
     return found;
   }
 
-  const mailVerification = (addressId: number, email: string) =>
-    mail.send(mails.verifyEmail(email, withKey(frontendUrls.verifyEmail, verifyKeyFor(addressId, email))));
-
-  /** Mails a verification link unless one went to this address in the last 180 s. */
-  async function sendVerification(addressId: number, email: string): Promise<VerificationMail> {
+  /**
+   * Mails a verification link unless one went to this address in the last 180 s. With no address
+   * to verify (`null`) the cooldown still counts, so the answer is the same as for one.
+   */
+  async function sendVerification(addressId: number | null, email: string): Promise<VerificationMail> {
     const attempt = await limiter.attempt(LIMITS.confirmEmail(email));
     if (!attempt.allowed) return { sent: false, retryAfterSec: attempt.retryAfterSec };
-    mailVerification(addressId, email);
+    if (addressId !== null)
+      mail.send(mails.verifyEmail(email, withKey(frontendUrls.verifyEmail, verifyKeyFor(addressId, email))));
     return { sent: true };
   }
 
@@ -295,11 +296,9 @@ export function createAccountsService(deps: AccountsDeps) {
     async resendVerification(emailValue: unknown, ctx: RequestContext): Promise<VerificationMail> {
       const email = cleanEmail(emailValue);
       if (!(await limiter.consume(LIMITS.resendVerificationIp(ctx.ip)))) throw new AccountError(429);
-      const attempt = await limiter.attempt(LIMITS.confirmEmail(email));
-      if (!attempt.allowed) return { sent: false, retryAfterSec: attempt.retryAfterSec };
       const found = await repo.findUserByAnyEmail(email);
-      if (found && !found.address.verified && found.user.isActive) mailVerification(found.address.id, email);
-      return { sent: true };
+      const waiting = found && !found.address.verified && found.user.isActive ? found.address.id : null;
+      return sendVerification(waiting, email);
     },
 
     async requestPasswordReset(emailValue: unknown, ctx: RequestContext) {
