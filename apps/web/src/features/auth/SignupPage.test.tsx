@@ -2,14 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../app/routes.tsx';
-import {
-  ALLAUTH,
-  mockFetch,
-  type Reply,
-  reply,
-  SESSION_ANONYMOUS,
-  SESSION_SIGNED_IN,
-} from '../../test/fetch.ts';
+import { ALLAUTH, mockFetch, type Reply, reply, SESSION_ANONYMOUS, SESSION_SIGNED_IN } from '../../test/fetch.ts';
 import { renderRoutes } from '../../test/render.tsx';
 import { fetchSession } from './auth-context.tsx';
 
