@@ -96,9 +96,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     logController: new OneLineRequestLog(),
     trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: 1024 * 1024,
-    // The spec names API paths with a trailing slash; clients that drop it still reach them.
     // Opening and migrating the embedded database can take a while on a small or busy machine.
     pluginTimeout: 120_000,
+    // The spec names API paths with a trailing slash; clients that drop it still reach them.
     routerOptions: { ignoreTrailingSlash: true },
   });
 

@@ -138,12 +138,6 @@ export interface ProfileLink {
   url: string;
 }
 
-export interface Config {
-  env: 'development' | 'production' | 'test';
-  host: string;
-  port: number;
-  publicUrl: string;
-  logLevel: string;
 const PROXY_PRESETS = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 /** TRUST_PROXY: false, a hop count, or proxy addresses/CIDRs; null when it is none of these. */
@@ -172,6 +166,12 @@ export function parseTrustProxy(value: string): false | number | string[] | null
   return entries.length && entries.every(valid) ? entries : null;
 }
 
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  publicUrl: string;
+  logLevel: string;
   logFormat: 'json' | 'pretty';
   /**
    * Which proxies' X-Forwarded-For entries to believe: none, the last N hops, or those sent by the
