@@ -76,3 +76,17 @@ export function createLlm(config: Config['llm']): Llm | null {
     },
   };
 }
+
+/**
+ * What a failed model call may log above debug: its kind and status. The provider's error text can
+ * echo the prompt (the user's messages and memories), so it is never included.
+ */
+export function modelFailure(err: unknown): { error: string; status?: number; code?: string } {
+  const e = err as { name?: unknown; constructor?: { name?: string }; status?: unknown; code?: unknown };
+  const kind = err instanceof Error ? e.constructor?.name || err.name : typeof err;
+  return {
+    error: kind,
+    ...(typeof e?.status === 'number' ? { status: e.status } : {}),
+    ...(typeof e?.code === 'string' ? { code: e.code } : {}),
+  };
+}

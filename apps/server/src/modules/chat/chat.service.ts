@@ -17,7 +17,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import { withoutNul } from '../../lib/text.ts';
 import { describeChanges, type LearningService } from '../assistant/learning.service.ts';
-import type { Llm } from '../assistant/llm.ts';
+import { type Llm, modelFailure } from '../assistant/llm.ts';
 import { buildPrompt, MEMORY_SELECTION, ONBOARDING_DONE, timeZoneOf } from '../assistant/prompt.ts';
 import type { MemoriesRepo, MemoryRow, MemorySelection } from '../memories/memories.repo.ts';
 import type { ChatHub, ChatUser } from './chat.hub.ts';
@@ -180,7 +180,9 @@ export function createChatService(deps: {
       timestamp: clock.now().toISOString(),
       url: '/chat',
     });
-    void track(learning.then(() => welcome(userId)).catch((err) => log.warn({ err }, 'welcome message failed')));
+    void track(
+      learning.then(() => welcome(userId)).catch((err) => log.warn(modelFailure(err), 'welcome message failed')),
+    );
   }
 
   /**
@@ -314,7 +316,8 @@ export function createChatService(deps: {
       }
     } catch (err) {
       failed = true;
-      log.warn({ err, userId: user.id }, 'model request failed');
+      log.warn({ ...modelFailure(err), userId: user.id }, 'model request failed');
+      log.debug({ err }, 'model request failed (details)');
       // Carrying the stream's id, the notice takes the place of a half-streamed answer in open tabs.
       await say(user.id, channel, 'system', 'system_message', UNAVAILABLE, {
         reply_to: replyTo,
@@ -348,7 +351,8 @@ export function createChatService(deps: {
         });
       }
     } catch (err) {
-      log.warn({ err, userId: user.id }, 'learning from a message failed');
+      log.warn({ ...modelFailure(err), userId: user.id }, 'learning from a message failed');
+      log.debug({ err }, 'learning from a message failed (details)');
     }
   }
 

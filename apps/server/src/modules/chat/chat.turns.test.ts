@@ -264,4 +264,29 @@ describe('logs', () => {
     expect(visible).not.toContain('peanuts');
     c.ws.close();
   });
+
+  it("keep a failing model's error text (which can echo the prompt) out of every line above debug", async () => {
+    const { browser } = await signedInUser(t);
+    const from = logs.length;
+    const c = await chatting(browser);
+    const echo = (req: { messages: Array<{ content: string }> }) =>
+      `{"error":{"message":"upstream echo: ${req.messages
+        .map((m) => m.content)
+        .join(' ')
+        .replace(/["\\\n]/g, ' ')}"}}`;
+    fake.onChat((req) => ({ status: 500, body: echo(req) }));
+    fake.onJson((req) => ({ status: 500, body: echo(req) }));
+    c.say('My sister Jo has diabetes');
+    await c.next((m) => m.author_type === 'system' && m.message_type === 'system_message');
+    const until = Date.now() + 3000;
+    while (!logs.slice(from).some((l) => l.msg === 'learning from a message failed') && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+    const lines = logs.slice(from);
+    expect(lines.find((l) => l.msg === 'model request failed')).toMatchObject({ level: 40, status: 500 });
+    expect(lines.find((l) => l.msg === 'learning from a message failed')).toMatchObject({ level: 40, status: 500 });
+    expect(JSON.stringify(lines.filter((l) => l.level >= 30))).not.toContain('diabetes');
+    // The whole error is still there for whoever turns debug on.
+    expect(JSON.stringify(lines.filter((l) => l.level === 20))).toContain('diabetes');
+    c.ws.close();
+  });
 });
