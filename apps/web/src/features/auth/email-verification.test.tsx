@@ -101,6 +101,16 @@ describe('the email verification reminder', () => {
     expect(button).toHaveAttribute('aria-disabled', 'true');
   });
 
+  it('offers Resend again once the cooldown it named is over, without a reload', async () => {
+    start({ resend: reply(200, { sent: false, retry_after: 1, detail: 'We sent one a moment ago.' }) });
+    const region = await screen.findByRole('region', { name: 'Email verification' });
+    const button = within(region).getByRole('button', { name: 'Resend' });
+    await userEvent.click(button);
+    await waitFor(() => expect(button).toHaveAttribute('aria-disabled', 'true'));
+    await waitFor(() => expect(button).not.toHaveAttribute('aria-disabled'), { timeout: 3000 });
+    expect(region).not.toHaveTextContent('We sent one a moment ago');
+  });
+
   it('says so when the new link could not be sent', async () => {
     start({ resend: reply(429, { error: 'Too many requests', code: 'rate_limited' }) });
     const region = await screen.findByRole('region', { name: 'Email verification' });

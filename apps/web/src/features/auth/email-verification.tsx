@@ -10,6 +10,9 @@ import { RESEND_FAILED } from './ResendVerificationPage.tsx';
 /** sessionStorage: the id of the user who dismissed the reminder in this browser session. */
 export const REMINDER_DISMISSED_KEY = 'daybook.verify-reminder-dismissed';
 
+/** The server sends one verification link per address every 3 minutes. */
+const RESEND_COOLDOWN_S = 180;
+
 /** `throttled`: a link went out moments ago, so none was sent now. */
 export type ResendStatus = 'idle' | 'sending' | 'sent' | 'throttled' | 'failed';
 
@@ -18,16 +21,31 @@ export function useResendVerification(email: string) {
   const [status, setStatus] = useState<ResendStatus>('idle');
   /** When throttled: what to tell the user. */
   const [note, setNote] = useState('');
+  /** Once the cooldown is over, Resend works again without a reload. */
+  const [againAt, setAgainAt] = useState<number | null>(null);
   const send = useCallback(async () => {
     setStatus('sending');
     try {
       const answer = await resendVerification(email);
       setNote(answer.sent ? '' : resendThrottled(answer.retry_after));
       setStatus(answer.sent ? 'sent' : 'throttled');
+      setAgainAt(Date.now() + (answer.sent ? RESEND_COOLDOWN_S : (answer.retry_after ?? RESEND_COOLDOWN_S)) * 1000);
     } catch {
       setStatus('failed');
     }
   }, [email]);
+  useEffect(() => {
+    if (againAt === null) return;
+    const timer = setTimeout(
+      () => {
+        setStatus('idle');
+        setNote('');
+        setAgainAt(null);
+      },
+      Math.max(0, againAt - Date.now()),
+    );
+    return () => clearTimeout(timer);
+  }, [againAt]);
   return { status, note, send };
 }
 

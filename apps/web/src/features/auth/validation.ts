@@ -86,4 +86,4 @@ export function validateChangePassword(
   });
 }
 
-export const PASSWORD_HINT = `At least ${PASSWORD_MIN_LENGTH} characters. Avoid common words and all-number passwords.`;
+export const PASSWORD_HINT = `At least ${PASSWORD_MIN_LENGTH} characters. Avoid common words, all-number passwords and anything close to your email address.`;
