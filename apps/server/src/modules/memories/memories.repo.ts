@@ -91,6 +91,8 @@ function memoryFromJson(row: Record<string, unknown>): MemoryRow & { pick: keyof
 
 // First half of the advisory lock key that serialises one user's memory writes (the user id is the second).
 const WRITE_LOCK = 0x6d656d; // "mem"
+/** Rows per INSERT of an import: small enough that each batch leaves the event loop free quickly. */
+const INSERT_BATCH = 1000;
 
 /** Postgres' unique_violation on the active-key index, as Prisma reports it. */
 export const isDuplicateKey = (err: unknown) => (err as { code?: string }).code === 'P2002';
@@ -140,8 +142,23 @@ export function createMemoriesRepo(prisma: PrismaClient, query: Query) {
       tx.memory.findFirst({ where: { userId, key, deletedAt: null } }),
     findActiveByKeys: (userId: number, keys: string[], tx: Tx = prisma) =>
       tx.memory.findMany({ where: { userId, key: { in: keys }, deletedAt: null } }),
+    /**
+     * Plain SQL in batches: Prisma's createMany of an import's 10,000 rows held the event loop (so
+     * every user's request) for seconds; a batch is a few arrays, and others' requests run between.
+     */
     async createMany(userId: number, rows: MemoryFields[], source: string, tx: Tx = prisma) {
-      const { count } = await tx.memory.createMany({ data: rows.map((fields) => ({ userId, ...fields, source })) });
+      let count = 0;
+      for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+        const batch = rows.slice(i, i + INSERT_BATCH);
+        const column = <K extends keyof MemoryFields>(name: K) => batch.map((row) => row[name]);
+        count += await tx.$executeRaw`
+          INSERT INTO memories (user_id, key, data, memory_type, url, frequency_description, source, created_at, updated_at)
+          SELECT ${userId}::int, k, d, t, u, f, ${source}, now(), now()
+          FROM unnest(${column('key')}::text[], ${column('data')}::text[], ${column('memoryType')}::text[],
+                      ${column('url')}::text[], ${column('frequencyDescription')}::text[])
+               WITH ORDINALITY AS x(k, d, t, u, f, n)
+          ORDER BY n`;
+      }
       return count;
     },
     listActive: (userId: number) =>
