@@ -1,5 +1,6 @@
 // What the assistant knows about a user: /api/memories/...
 import { z } from 'zod';
+import { MAX_ROW_ID } from './common.ts';
 
 export const MEMORY_PAGE_SIZE = 30;
 export const MEMORY_KEY_MAX = 200;
@@ -123,9 +124,19 @@ export type TMemoryPatch = z.input<typeof ZMemoryPatch>;
 /** DELETE /api/memories/{id}/ (body optional) */
 export const ZMemoryDelete = z.object({ reason: z.string().trim().max(500).optional() }).strict();
 
+const LIMIT_ERROR = 'limit must be a whole number from 1 to 100.';
+const OFFSET_ERROR = 'offset must be a whole number, 0 or more.';
+
 export const ZMemoryListQuery = z.object({
-  limit: z.coerce.number({ error: 'limit must be a number.' }).int().min(1).max(100).default(MEMORY_PAGE_SIZE),
-  offset: z.coerce.number({ error: 'offset must be a number.' }).int().min(0).default(0),
+  // One message per field, whichever way a value is wrong.
+  limit: z.coerce
+    .number({ error: LIMIT_ERROR })
+    .refine((n) => Number.isInteger(n) && n >= 1 && n <= 100, LIMIT_ERROR)
+    .default(MEMORY_PAGE_SIZE),
+  offset: z.coerce
+    .number({ error: OFFSET_ERROR })
+    .refine((n) => Number.isInteger(n) && n >= 0 && n <= MAX_ROW_ID, OFFSET_ERROR)
+    .default(0),
   show_deleted: z
     .enum(['true', 'false', '1', '0'])
     .optional()

@@ -220,10 +220,22 @@ describe('listing', () => {
 
   it('rejects bad query parameters', async () => {
     const { browser } = await signedInUser(t);
-    for (const q of ['limit=0', 'limit=101', 'limit=abc', 'offset=-1']) {
+    for (const q of [
+      'limit=0',
+      'limit=101',
+      'limit=abc',
+      'limit=99999999999999999',
+      'offset=-1',
+      'offset=1.5',
+      'offset=99999999999999999',
+      'offset=2147483648',
+    ]) {
       const res = await browser.get(`${M}?${q}`);
       expect(res.statusCode, q).toBe(400);
       expect(res.json().code).toBe('validation_error');
+      // One clear message for the field, however the value is wrong.
+      const [field] = q.split('=');
+      expect(res.json().field_errors[field as string], q).toHaveLength(1);
     }
   });
 
