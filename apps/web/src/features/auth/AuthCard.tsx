@@ -1,5 +1,6 @@
 // The centered card every account screen sits in, and the icon-led card of a finished step.
 import { type ReactNode, useId } from 'react';
+import { Link } from 'react-router-dom';
 import { BrandMark } from '../../components/BrandMark.tsx';
 
 export function AuthCard({
@@ -80,5 +81,22 @@ export function StatusCard({
         {actions && <div className="auth-actions">{actions}</div>}
       </section>
     </div>
+  );
+}
+
+/** "Check Your Email" after a form mailed something, with the way back to sign in. */
+export function CheckEmailCard({ backLabel, children }: { backLabel: string; children: ReactNode }) {
+  return (
+    <StatusCard
+      tone="info"
+      title="Check Your Email"
+      actions={
+        <Link to="/auth/login" className="btn btn-primary btn-block">
+          {backLabel}
+        </Link>
+      }
+    >
+      {children}
+    </StatusCard>
   );
 }

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { EmailField, FormError } from '../../components/form.tsx';
-import { AuthCard, StatusCard } from './AuthCard.tsx';
+import { AuthCard, CheckEmailCard } from './AuthCard.tsx';
 import { requestPasswordReset } from './api.ts';
 import { useEmailRequest } from './email-request.ts';
 
@@ -22,18 +22,10 @@ export function ForgotPasswordPage() {
 
   if (sent) {
     return (
-      <StatusCard
-        tone="info"
-        title="Check Your Email"
-        actions={
-          <Link to="/auth/login" className="btn btn-primary btn-block">
-            Back to Sign In
-          </Link>
-        }
-      >
+      <CheckEmailCard backLabel="Back to Sign In">
         <p>{RESET_SENT}</p>
         <p className="muted">Taking you back to sign in...</p>
-      </StatusCard>
+      </CheckEmailCard>
     );
   }
 

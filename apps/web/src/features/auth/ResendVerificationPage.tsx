@@ -1,6 +1,6 @@
 import { Link, useSearchParams } from 'react-router-dom';
 import { EmailField, FormError } from '../../components/form.tsx';
-import { AuthCard, StatusCard } from './AuthCard.tsx';
+import { AuthCard, CheckEmailCard } from './AuthCard.tsx';
 import { resendVerification, retryIn } from './api.ts';
 import { useEmailRequest } from './email-request.ts';
 
@@ -16,41 +16,25 @@ export function ResendVerificationPage() {
 
   if (sentTo && answer?.sent === false) {
     return (
-      <StatusCard
-        tone="info"
-        title="Check Your Email"
-        actions={
-          <Link to="/auth/login" className="btn btn-primary btn-block">
-            Return to Login
-          </Link>
-        }
-      >
+      <CheckEmailCard backLabel="Return to Login">
         <p>
           We sent one to <strong className="auth-email">{sentTo}</strong> a moment ago; you can ask again in{' '}
           {retryIn(answer.retry_after)}.
         </p>
         <p className="muted">Nothing arrived? Check your spam or junk folder.</p>
-      </StatusCard>
+      </CheckEmailCard>
     );
   }
 
   if (sentTo) {
     return (
-      <StatusCard
-        tone="info"
-        title="Check Your Email"
-        actions={
-          <Link to="/auth/login" className="btn btn-primary btn-block">
-            Return to Login
-          </Link>
-        }
-      >
+      <CheckEmailCard backLabel="Return to Login">
         <p>
           A new verification email has been sent to <strong className="auth-email">{sentTo}</strong>. Open the link in
           it to activate your account.
         </p>
         <p className="muted">Nothing after a few minutes? Check your spam or junk folder.</p>
-      </StatusCard>
+      </CheckEmailCard>
     );
   }
 

@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { EmailField, Field, FormError, useForm } from '../../components/form.tsx';
 import { serverFieldErrors, serverMessage } from '../../lib/api.ts';
-import { AuthCard, StatusCard } from './AuthCard.tsx';
+import { AuthCard, CheckEmailCard } from './AuthCard.tsx';
 import { invalidateSession } from './allauth.ts';
 import { signup } from './api.ts';
 import { useAuth } from './auth-context.tsx';
@@ -57,20 +57,12 @@ export function SignupPage() {
 
   if (mailedTo) {
     return (
-      <StatusCard
-        tone="info"
-        title="Check Your Email"
-        actions={
-          <Link to="/auth/login" className="btn btn-primary btn-block">
-            Go to Sign In
-          </Link>
-        }
-      >
+      <CheckEmailCard backLabel="Go to Sign In">
         <p>
           We sent a message to <strong className="auth-email">{mailedTo}</strong>. Open it to continue.
         </p>
         <p className="muted">Nothing after a few minutes? Check your spam or junk folder.</p>
-      </StatusCard>
+      </CheckEmailCard>
     );
   }
 
