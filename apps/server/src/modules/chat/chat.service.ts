@@ -192,7 +192,7 @@ export function createChatService(deps: {
   async function welcome(userId: number) {
     const { rows } = await repo.page(userId, 'chat', 1);
     if (rows.length) return;
-    const known = (await memoriesRepo.listActive(userId)).slice(0, WELCOME_FACTS);
+    const known = await memoriesRepo.listActive(userId, WELCOME_FACTS);
     const facts = known.map((m) => `- ${m.data}`).join('\n');
     await say(
       userId,

@@ -161,8 +161,13 @@ export function createMemoriesRepo(prisma: PrismaClient, query: Query) {
       }
       return count;
     },
-    listActive: (userId: number) =>
-      prisma.memory.findMany({ where: { userId, deletedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+    /** Oldest first; `limit` for callers that need only the first few. */
+    listActive: (userId: number, limit?: number) =>
+      prisma.memory.findMany({
+        where: { userId, deletedAt: null },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        ...(limit ? { take: limit } : {}),
+      }),
     create: (
       userId: number,
       fields: MemoryFields & { source: string; sourceMessageId?: number | null },
