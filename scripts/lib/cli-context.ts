@@ -17,7 +17,7 @@ export async function openCli() {
   const invites = createInvitesService({
     repo: createInvitesRepo(db.prisma),
     clock: systemClock,
-    publicUrl: config.publicUrl,
+    signupPage: config.frontendUrls.signup,
   });
   return { config, db, invites, accounts: createAccountsRepo(db.prisma) };
 }

@@ -134,7 +134,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const accountsRepo = createAccountsRepo(prisma);
   const limiter = createRateLimiter({ repo: accountsRepo, clock });
   const sessions = createSessionsService({ repo: accountsRepo, clock });
-  const invites = createInvitesService({ repo: createInvitesRepo(prisma), clock, publicUrl: config.publicUrl });
+  const invites = createInvitesService({
+    repo: createInvitesRepo(prisma),
+    clock,
+    signupPage: config.frontendUrls.signup,
+  });
   const accounts = createAccountsService({
     repo: accountsRepo,
     invites,

@@ -68,3 +68,18 @@ describe('/api/admin/invites/', () => {
     expect((await new Browser(t.app).get('/api/admin/invites/')).statusCode).toBe(401);
   });
 });
+
+describe('invite links', () => {
+  it('open FRONTEND_URL_SIGNUP when another front end receives them', async () => {
+    const front = await createTestApp({ FRONTEND_URL_SIGNUP: 'https://front.example/join?ref=mail' });
+    try {
+      const { token, signup_url } = await front.app.invites.create({ maxUses: 1, expiresInDays: null, email: null });
+      const link = new URL(signup_url);
+      expect(link.origin + link.pathname).toBe('https://front.example/join');
+      expect(link.searchParams.get('ref')).toBe('mail');
+      expect(link.searchParams.get('itoken')).toBe(token);
+    } finally {
+      await front.close();
+    }
+  });
+});

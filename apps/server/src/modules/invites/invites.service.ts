@@ -36,11 +36,12 @@ export interface CreateInviteInput {
 export function createInvitesService({
   repo,
   clock,
-  publicUrl,
+  signupPage,
 }: {
   repo: InvitesRepo;
   clock: Clock;
-  publicUrl: string;
+  /** The signup page invite links open (FRONTEND_URL_SIGNUP; by default this app's /auth/signup). */
+  signupPage: string;
 }) {
   const statusOf = (invite: InviteWithUses, now: Date): TInvite['status'] => {
     if (invite.revokedAt) return 'revoked';
@@ -61,7 +62,11 @@ export function createInvitesService({
     used_by: invite.usedBy.map((u) => ({ email: u.user.email, used_at: u.usedAt.toISOString() })),
   });
 
-  const signupUrl = (token: string) => `${publicUrl}/auth/signup?itoken=${encodeURIComponent(token)}`;
+  const signupUrl = (token: string) => {
+    const url = new URL(signupPage);
+    url.searchParams.set('itoken', token);
+    return url.toString();
+  };
 
   return {
     present,
