@@ -329,6 +329,40 @@ it('the chat works on a phone', async () => {
   await phone.close();
 });
 
+it('a message sent while an answer streams waits its turn, and a failed answer can be asked again', async () => {
+  await openChat(page);
+  fake.onChat((req) =>
+    /slow/.test(lastUser(req.messages))
+      ? { text: 'A slow, careful answer arriving piece by piece.', chunks: 8, delayMs: 300 }
+      : { text: `Quick answer to "${lastUser(req.messages)}".`, chunks: 2, delayMs: 20 },
+  );
+  await send('A slow question first');
+  await page.getByText('A slow, careful').waitFor({ timeout: 15_000 });
+  await send('And a second one');
+  const second = page.locator('.chat-row-human', { hasText: 'And a second one' });
+  await second.getByText('waiting for the answers before it...').waitFor({ timeout: 15_000 });
+  await screenshot(page, 'chat-queued');
+  await page.getByText('Quick answer to "And a second one".').waitFor({ timeout: 15_000 });
+  expect(await second.getByText('waiting for the answers before it...').count()).toBe(0);
+
+  fake.onChat(() => ({ status: 500, body: '{"error":{"message":"overloaded"}}' }));
+  await send('Plan my Sunday');
+  const ask = page.getByRole('button', { name: 'Ask again' });
+  await ask.waitFor({ timeout: 15_000 });
+  await screenshot(page, 'chat-ask-again');
+  const narrow = await browser.newPage({ viewport: { width: 360, height: 780 } });
+  await narrow.context().addCookies(await page.context().cookies());
+  await narrow.goto(`${app.baseUrl}/chat`);
+  await narrow.getByRole('button', { name: 'Ask again' }).waitFor({ timeout: 15_000 });
+  expect(await narrow.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  await screenshot(narrow, 'chat-ask-again');
+  await narrow.close();
+
+  fake.onChat((req) => ({ text: `Quick answer to "${lastUser(req.messages)}".`, chunks: 2, delayMs: 20 }));
+  await ask.click();
+  await page.getByText('Quick answer to "Plan my Sunday".').waitFor({ timeout: 15_000 });
+});
+
 it('signing out in another tab takes the chat to sign in instead of reconnecting', async () => {
   await page.goto(`${app.baseUrl}/chat`);
   await page.getByRole('textbox', { name: 'Message', exact: true }).and(page.locator(':enabled')).waitFor();
