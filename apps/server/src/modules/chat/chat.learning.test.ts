@@ -6,20 +6,19 @@ import { type FakeOpenAI, startFakeOpenAI } from '../../../../../tests/helpers/f
 import { signedInUser } from '../../test/factories.ts';
 import { type Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
 import { NOT_CONFIGURED } from './chat.service.ts';
+import { type ChatApp, startChatApp } from './chat.test-client.ts';
 
 let t: TestApp;
 let fake: FakeOpenAI;
 let wsBase = '';
 
+let chatApp: ChatApp;
+
 beforeAll(async () => {
-  fake = await startFakeOpenAI();
-  t = await createTestApp({ LLM_BASE_URL: fake.baseUrl, LLM_MODEL: 'fake-model', LLM_MAX_RETRIES: '0' });
-  wsBase = (await t.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
+  chatApp = await startChatApp();
+  ({ t, fake, wsBase } = chatApp);
 });
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+afterAll(() => chatApp.close());
 beforeEach(() => {
   fake.onChat(() => ({ text: 'Noted!' }));
   fake.onJson(() => ({ text: '{"operations":[]}' }));

@@ -2,30 +2,23 @@
 import { type TServerEvent, ZChatHistoryPage, ZServerEvent } from '@daybook/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { type FakeOpenAI, startFakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
+import type { FakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
 import { signedInUser } from '../../test/factories.ts';
 import { type Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
 import { UNAVAILABLE } from './chat.service.ts';
+import { type ChatApp, startChatApp } from './chat.test-client.ts';
 
 let t: TestApp;
 let fake: FakeOpenAI;
 let wsBase = '';
 
+let chatApp: ChatApp;
+
 beforeAll(async () => {
-  fake = await startFakeOpenAI();
-  t = await createTestApp({
-    LLM_BASE_URL: fake.baseUrl,
-    LLM_MODEL: 'fake-model',
-    LLM_TIMEOUT_MS: '1500',
-    LLM_MAX_RETRIES: '0',
-  });
-  const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
-  wsBase = address.replace(/^http/, 'ws');
+  chatApp = await startChatApp({ LLM_TIMEOUT_MS: '1500' });
+  ({ t, fake, wsBase } = chatApp);
 });
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+afterAll(() => chatApp.close());
 beforeEach(() => {
   fake.onChat((req) => ({ text: `You said: ${req.messages.at(-1)?.content}`, chunks: 3 }));
   fake.onJson(() => ({ text: '{"operations":[]}' }));

@@ -2,11 +2,11 @@
 // reset, expiry and deactivation close it with 1008; a connection that stops answering pings is
 // dropped and frees its slot; malformed frames are the client's fault in the logs.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeOpenAI, startFakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
+import type { FakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
 import { PASSWORD, randomIp, signedInUser } from '../../test/factories.ts';
-import { Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
+import { Browser, type TestApp } from '../../test/test-app.ts';
 import { MAX_SOCKETS_PER_USER } from './chat.routes.ts';
-import { type Client, captureLogs, connect, type } from './chat.test-client.ts';
+import { type ChatApp, type Client, captureLogs, connect, startChatApp, type } from './chat.test-client.ts';
 
 const API = '/_allauth/browser/v1';
 let t: TestApp;
@@ -15,26 +15,17 @@ let wsBase = '';
 let offsetMs = 0;
 let logs: ReturnType<typeof captureLogs>;
 
+let chatApp: ChatApp;
+
 beforeAll(async () => {
-  fake = await startFakeOpenAI();
-  t = await createTestApp(
-    {
-      LLM_BASE_URL: fake.baseUrl,
-      LLM_MODEL: 'fake-model',
-      LLM_MAX_RETRIES: '0',
-      CHAT_PING_INTERVAL_MS: '150',
-      LOG_LEVEL: 'debug',
-      LOG_FORMAT: 'json',
-    },
+  chatApp = await startChatApp(
+    { CHAT_PING_INTERVAL_MS: '150', LOG_LEVEL: 'debug', LOG_FORMAT: 'json' },
     { clock: { now: () => new Date(Date.now() + offsetMs) } },
   );
+  ({ t, fake, wsBase } = chatApp);
   logs = captureLogs(t.app);
-  wsBase = (await t.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
 });
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+afterAll(() => chatApp.close());
 beforeEach(() => {
   offsetMs = 0;
   fake.onChat((req) => ({ text: `You said: ${req.messages.at(-1)?.content}` }));

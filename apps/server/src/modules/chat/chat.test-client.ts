@@ -4,7 +4,9 @@ import { type TServerEvent, ZServerEvent } from '@daybook/contracts';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import WebSocket from 'ws';
-import type { Browser } from '../../test/test-app.ts';
+import { type FakeOpenAI, startFakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { type Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
 
 export interface Client {
   ws: WebSocket;
@@ -73,4 +75,31 @@ export function captureLogs(app: FastifyInstance): Array<Record<string, unknown>
     for (const part of line.split('\n').filter(Boolean)) lines.push(JSON.parse(part));
   };
   return lines;
+}
+
+export interface ChatApp {
+  t: TestApp;
+  fake: FakeOpenAI;
+  /** ws://127.0.0.1:<port> of the listening app. */
+  wsBase: string;
+  close(): Promise<void>;
+}
+
+/** The real app answering with the fake model, listening on a free port for real sockets. */
+export async function startChatApp(env: Record<string, string> = {}, deps: { clock?: Clock } = {}): Promise<ChatApp> {
+  const fake = await startFakeOpenAI();
+  const t = await createTestApp(
+    { LLM_BASE_URL: fake.baseUrl, LLM_MODEL: 'fake-model', LLM_MAX_RETRIES: '0', ...env },
+    deps,
+  );
+  const wsBase = (await t.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
+  return {
+    t,
+    fake,
+    wsBase,
+    async close() {
+      await t.close();
+      await fake.close();
+    },
+  };
 }

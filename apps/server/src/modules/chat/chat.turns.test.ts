@@ -3,35 +3,27 @@
 // that follows the last change; logs without what users said.
 import { ZChatHistoryPage, ZMemoryPage } from '@daybook/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeOpenAI, startFakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
+import type { FakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
 import { buildApp } from '../../app.ts';
 import { signedInUser } from '../../test/factories.ts';
-import { type Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
+import type { Browser, TestApp } from '../../test/test-app.ts';
 import { FLOOD } from './chat.routes.ts';
 import { INTERRUPTED } from './chat.service.ts';
-import { captureLogs, connect, type } from './chat.test-client.ts';
+import { type ChatApp, captureLogs, connect, startChatApp, type } from './chat.test-client.ts';
 
 let t: TestApp;
 let fake: FakeOpenAI;
 let wsBase = '';
 let logs: ReturnType<typeof captureLogs>;
 
+let chatApp: ChatApp;
+
 beforeAll(async () => {
-  fake = await startFakeOpenAI();
-  t = await createTestApp({
-    LLM_BASE_URL: fake.baseUrl,
-    LLM_MODEL: 'fake-model',
-    LLM_MAX_RETRIES: '0',
-    LOG_LEVEL: 'debug',
-    LOG_FORMAT: 'json',
-  });
+  chatApp = await startChatApp({ LOG_LEVEL: 'debug', LOG_FORMAT: 'json' });
+  ({ t, fake, wsBase } = chatApp);
   logs = captureLogs(t.app);
-  wsBase = (await t.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
 });
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+afterAll(() => chatApp.close());
 beforeEach(() => {
   fake.onChat((req) => ({ text: `You said: ${req.messages.at(-1)?.content}`, chunks: 3 }));
   fake.onJson(() => ({ text: '{"operations":[]}' }));

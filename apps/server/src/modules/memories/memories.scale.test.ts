@@ -3,25 +3,24 @@
 import { MEMORY_MAX, type TServerEvent, ZMemoryPage, ZServerEvent } from '@daybook/contracts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
-import { type FakeOpenAI, startFakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
+import type { FakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
 import { signedInUser } from '../../test/factories.ts';
-import { type Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
+import type { Browser, TestApp } from '../../test/test-app.ts';
 import { MEMORY_SELECTION } from '../assistant/prompt.ts';
+import { type ChatApp, startChatApp } from '../chat/chat.test-client.ts';
 import { selectionQuery } from './memories.repo.ts';
 
 let t: TestApp;
 let fake: FakeOpenAI;
 let wsBase = '';
 
+let chatApp: ChatApp;
+
 beforeAll(async () => {
-  fake = await startFakeOpenAI();
-  t = await createTestApp({ LLM_BASE_URL: fake.baseUrl, LLM_MODEL: 'fake-model', LLM_MAX_RETRIES: '0' });
-  wsBase = (await t.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
+  chatApp = await startChatApp();
+  ({ t, fake, wsBase } = chatApp);
 });
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+afterAll(() => chatApp.close());
 
 const M = '/api/memories/';
 const postgres = () => t.database.db.kind === 'postgres';
