@@ -15,6 +15,7 @@ import {
 } from '@daybook/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
+import { createInFlight } from '../../lib/in-flight.ts';
 import { withoutNul } from '../../lib/text.ts';
 import { describeChanges, type LearningService } from '../assistant/learning.service.ts';
 import { type Llm, modelFailure } from '../assistant/llm.ts';
@@ -84,13 +85,8 @@ export function createChatService(deps: {
 }) {
   const { repo, hub, llm, learning, memoriesRepo, clock, log } = deps;
   // Turns and learning still running, so a shutdown can let them finish before the database closes.
-  const inFlight = new Set<Promise<unknown>>();
-  const track = <T>(work: Promise<T>): Promise<T> => {
-    inFlight.add(work);
-    const done = () => inFlight.delete(work);
-    work.then(done, done);
-    return work;
-  };
+  const inFlight = createInFlight();
+  const track = inFlight.track;
 
   /**
    * Per user: messages are stored in arrival order (`stored`), answered one at a time (`turns`),
@@ -496,19 +492,8 @@ export function createChatService(deps: {
     },
 
     /** Waits (at most `timeoutMs`) for the replies and learning under way, then stops waiting. */
-    async drain(timeoutMs: number) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise((resolve) => {
-        timer = setTimeout(resolve, timeoutMs);
-      });
-      // Learning starts when a reply ends, so look again until nothing is left.
-      const settled = (async () => {
-        while (inFlight.size) await Promise.allSettled([...inFlight]);
-      })();
-      await Promise.race([settled, timeout]);
-      clearTimeout(timer);
-      return inFlight.size;
-    },
+    // Learning starts when a reply ends: drain waits for that too.
+    drain: inFlight.drain,
 
     /** The first message of an onboarding conversation that has none yet. */
     async greetOnboarding(userId: number) {

@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer from 'nodemailer';
+import { createInFlight } from '../../lib/in-flight.ts';
 import { privateDir } from '../../lib/private-files.ts';
 
 export interface MailMessage {
@@ -85,12 +86,11 @@ export interface MailQueue {
  * time an answer takes must not tell whether a mail went out (which would tell who has an account).
  */
 export function createMailQueue(mailer: Mailer, log: FastifyBaseLogger): MailQueue {
-  const pending = new Set<Promise<void>>();
+  const sending = createInFlight();
   return {
     send(message) {
-      const sending: Promise<void> = mailer
-        .send(message)
-        .catch((err: Error & { code?: string; responseCode?: number }) => {
+      void sending.track(
+        mailer.send(message).catch((err: Error & { code?: string; responseCode?: number }) => {
           log.error(
             {
               template: message.template,
@@ -100,22 +100,9 @@ export function createMailQueue(mailer: Mailer, log: FastifyBaseLogger): MailQue
             },
             `could not send mail: ${message.template}`,
           );
-        })
-        .finally(() => pending.delete(sending));
-      pending.add(sending);
+        }),
+      );
     },
-    async drain(timeoutMs) {
-      if (pending.size) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          Promise.allSettled([...pending]),
-          new Promise((resolve) => {
-            timer = setTimeout(resolve, timeoutMs);
-          }),
-        ]);
-        clearTimeout(timer);
-      }
-      return pending.size;
-    },
+    drain: sending.drain,
   };
 }
