@@ -161,6 +161,16 @@ export const ZResendVerificationResponse = z.object({
 });
 export type TResendVerificationResponse = z.infer<typeof ZResendVerificationResponse>;
 
+/** "3 minutes" from a resend's retry_after seconds. */
+export function retryIn(seconds: number | undefined): string {
+  const minutes = Math.max(1, Math.ceil((seconds ?? 180) / 60));
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
+/** What a resend held back by the 3-minute cooldown says, on the server and in the app alike. */
+export const resendThrottled = (seconds: number | undefined) =>
+  `We sent one a moment ago; you can ask again in ${retryIn(seconds)}.`;
+
 // ---- invites -----------------------------------------------------------------------------------
 
 export const ZInviteStatus = z.enum(['active', 'expired', 'exhausted', 'revoked']);

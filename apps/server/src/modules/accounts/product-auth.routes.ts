@@ -1,5 +1,6 @@
 // The product's own account calls (/api/auth/...), in the /api error shape.
 import {
+  resendThrottled,
   type TResendVerificationResponse,
   type TSignupResponse,
   ZPasswordResetRequest,
@@ -79,11 +80,10 @@ export default async function productAuthRoutes(app: FastifyInstance, { accounts
       };
       return body;
     }
-    const minutes = Math.ceil(result.retryAfterSec / 60);
     const body: TResendVerificationResponse = {
       sent: false,
       retry_after: result.retryAfterSec,
-      detail: `We sent one a moment ago; you can ask again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      detail: resendThrottled(result.retryAfterSec),
     };
     return body;
   });

@@ -1,7 +1,8 @@
+import { retryIn } from '@daybook/contracts';
 import { Link, useSearchParams } from 'react-router-dom';
 import { EmailField, FormError } from '../../components/form.tsx';
 import { AuthCard, CheckEmailCard } from './AuthCard.tsx';
-import { resendVerification, retryIn } from './api.ts';
+import { resendVerification } from './api.ts';
 import { useEmailRequest } from './email-request.ts';
 
 export const RESEND_FAILED = 'Failed to resend verification email.';

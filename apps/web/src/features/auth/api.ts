@@ -23,16 +23,6 @@ export const signup = (body: TSignupRequest) =>
 export const resendVerification = (email: string) =>
   apiRequest('/api/auth/verification/resend/', ZResendVerificationResponse, { method: 'POST', body: { email } });
 
-/** "3 minutes" from the server's retry_after seconds. */
-export function retryIn(seconds: number | undefined): string {
-  const minutes = Math.max(1, Math.ceil((seconds ?? 180) / 60));
-  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
-}
-
-/** What a resend held back by the 3-minute cooldown says. */
-export const resendThrottled = (seconds: number | undefined) =>
-  `We sent one a moment ago; you can ask again in ${retryIn(seconds)}.`;
-
 export const requestPasswordReset = (email: string) =>
   apiRequest('/api/auth/password/reset/', ZPasswordResetResponse, { method: 'POST', body: { email } });
 

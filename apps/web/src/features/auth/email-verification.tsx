@@ -1,9 +1,11 @@
 // Email verification for signed-in users. Signup signs the new user in, but the next sign-in needs a
 // verified address: a slim reminder under the nav bar says so until the link is used, and offers a
 // new link (the same "resend" the profile page has).
+
+import { resendThrottled } from '@daybook/contracts';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { useLocation } from 'react-router-dom';
-import { getMe, resendThrottled, resendVerification } from './api.ts';
+import { getMe, resendVerification } from './api.ts';
 import { useAuth } from './auth-context.tsx';
 import { RESEND_FAILED } from './ResendVerificationPage.tsx';
 
