@@ -72,6 +72,9 @@ export function createAccountsRepo(prisma: PrismaClient) {
 
     // ---- sessions ----
     findSession: (id: string, tx: Tx = prisma) => tx.session.findUnique({ where: { id } }),
+    /** One query: the session exists, has not expired, and belongs to an active user. */
+    isSessionLive: async (id: string, now: Date) =>
+      (await prisma.session.count({ where: { id, expiresAt: { gt: now }, user: { isActive: true } } })) > 0,
     createSession: (data: { id: string; userId: number | null; data: object; expiresAt: Date }, tx: Tx = prisma) =>
       tx.session.create({ data }),
     updateSession: (

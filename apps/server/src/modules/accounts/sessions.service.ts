@@ -74,11 +74,7 @@ export function createSessionsService({ repo, clock }: { repo: AccountsRepo; clo
      * Still signed in: the session exists, has not expired, and its user is active. Open sockets
      * ask, so an expiry, a deactivation or a sign-out on another instance reaches them too.
      */
-    async isLive(id: string): Promise<boolean> {
-      const row = await repo.findSession(id);
-      if (!row?.userId || row.expiresAt <= clock.now()) return false;
-      return (await repo.findUserById(row.userId))?.isActive === true;
-    },
+    isLive: (id: string): Promise<boolean> => repo.isSessionLive(id, clock.now()),
 
     /** Ends one session (sign-out). */
     async destroy(id: string) {
