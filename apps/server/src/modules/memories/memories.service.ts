@@ -69,6 +69,11 @@ export function createMemoriesService({ repo, clock }: { repo: MemoriesRepo; clo
     return repo.countActive(userId, tx);
   }
 
+  /** Within `tx`: refuses one more active memory past the limit. */
+  async function ensureRoom(userId: number, tx: WriteTx) {
+    if ((await activeCount(userId, tx)) >= MEMORY_MAX) throw new AppError('conflict', LIMIT_REACHED);
+  }
+
   async function owned(userId: number, id: number) {
     const row = await repo.find(userId, id);
     if (!row) throw notFound();
@@ -91,7 +96,7 @@ export function createMemoriesService({ repo, clock }: { repo: MemoriesRepo; clo
     if (row.deletedAt && restore) {
       const restored = await guardKey(() =>
         repo.transaction(async (tx) => {
-          if ((await activeCount(userId, tx)) >= MEMORY_MAX) throw new AppError('conflict', LIMIT_REACHED);
+          await ensureRoom(userId, tx);
           return repo.update(id, { ...fields, deletedAt: null, deletedReason: null }, tx);
         }),
       );
@@ -118,7 +123,7 @@ export function createMemoriesService({ repo, clock }: { repo: MemoriesRepo; clo
       // Learning from chat comes this way too, so the assistant stops adding at the limit.
       const row = await guardKey(() =>
         repo.transaction(async (tx) => {
-          if ((await activeCount(userId, tx)) >= MEMORY_MAX) throw new AppError('conflict', LIMIT_REACHED);
+          await ensureRoom(userId, tx);
           return repo.create(userId, { ...fieldsOf(input), ...provenance }, tx);
         }),
       );
