@@ -33,6 +33,24 @@ const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 /** A link template for mails: an http(s) URL where `{key}` stands for the emailed key. */
 const keyUrl = url.refine((v) => v.includes('{key}'), 'must contain {key} where the key goes');
 
+/** true/false, yes/no, on/off, 1/0. */
+const flag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['true', 'false', 'yes', 'no', 'on', 'off', '1', '0'], { error: 'must be true or false' }))
+  .transform((v) => ['true', 'yes', 'on', '1'].includes(v));
+
+const list = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+
+export const SEARCH_PROVIDERS = ['searxng', 'brave', 'tavily'] as const;
+export type SearchProviderName = (typeof SEARCH_PROVIDERS)[number];
+
 /** "GitHub=https://github.com/me,Mastodon=https://..." -> [{ label, url }] */
 const profileLinks = z.string().transform((value, ctx) => {
   const links = value
@@ -94,6 +112,34 @@ const EnvSchema = z.object({
     .max(600_000)
     .default(60_000),
   LLM_MAX_RETRIES: z.coerce.number({ error: 'must be a whole number' }).int().min(0).max(10).default(2),
+  // Background jobs (research now, daily messages later). Off: this process serves web requests
+  // only and another one (npm run worker) runs the jobs.
+  RUN_WORKERS: flag.default(true),
+  SEARXNG_URL: url.optional(),
+  BRAVE_API_KEY: z.string().min(1).optional(),
+  BRAVE_API_URL: url.default('https://api.search.brave.com/res/v1/web/search'),
+  TAVILY_API_KEY: z.string().min(1).optional(),
+  TAVILY_API_URL: url.default('https://api.tavily.com/search'),
+  SEARCH_PROVIDERS: list
+    .pipe(z.array(z.enum(SEARCH_PROVIDERS, { error: `each must be one of ${SEARCH_PROVIDERS.join(', ')}` })).min(1))
+    .default([...SEARCH_PROVIDERS]),
+  // Hosts and CIDR ranges on the machine's own network that research and calendars may still fetch
+  // from (a SearXNG or a Nextcloud at home). Everything private is refused otherwise.
+  FETCH_ALLOW: list.default([]),
+  FETCH_TIMEOUT_MS: z.coerce
+    .number({ error: 'must be a number of milliseconds' })
+    .int()
+    .min(100)
+    .max(120_000)
+    .default(10_000),
+  FETCH_MAX_BYTES: z.coerce
+    .number({ error: 'must be a number of bytes' })
+    .int()
+    .min(1024)
+    .max(100 * 1024 * 1024)
+    .default(5 * 1024 * 1024),
+  RESEARCH_DAILY_LIMIT: z.coerce.number({ error: 'must be a whole number' }).int().min(0).max(10_000).default(20),
+  EMBEDDING_MODEL: z.string().min(1).optional(),
   CHAT_MAX_CONNECTIONS: z.coerce.number({ error: 'must be a whole number' }).int().min(1).max(1_000_000).default(5000),
   CHAT_PING_INTERVAL_MS: z.coerce
     .number({ error: 'must be a number of milliseconds' })
@@ -191,6 +237,21 @@ export interface Config {
    */
   chat: { maxConnections: number; pingIntervalMs: number };
   csrfTrustedOrigins: string[];
+  /** Whether this process runs the job workers (npm start: yes; a web-only process: no). */
+  jobs: { runWorkers: boolean };
+  /** Search providers: those configured, tried in `order` until one answers. */
+  search: {
+    searxngUrl?: string;
+    braveApiKey?: string;
+    braveUrl: string;
+    tavilyApiKey?: string;
+    tavilyUrl: string;
+    order: SearchProviderName[];
+  };
+  /** The SSRF-safe fetcher of URLs chosen by users, models and search results. */
+  fetch: { allow: string[]; timeoutMs: number; maxBytes: number; userAgent: string };
+  /** Researches per user per day (0: research is off); embeddings rank page chunks when set. */
+  research: { dailyLimit: number; embeddingModel?: string };
   db: { url?: string; dataDir: string; migrationsDir: string };
   web: { distDir: string; serve: boolean };
   creator: { name: string; slug: string; bio: string; email?: string; links: ProfileLink[] };
@@ -255,6 +316,22 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     chat: { maxConnections: e.CHAT_MAX_CONNECTIONS, pingIntervalMs: e.CHAT_PING_INTERVAL_MS },
     csrfTrustedOrigins: e.CSRF_TRUSTED_ORIGINS.map((o) => new URL(o).origin),
+    jobs: { runWorkers: e.RUN_WORKERS },
+    search: {
+      searxngUrl: e.SEARXNG_URL,
+      braveApiKey: e.BRAVE_API_KEY,
+      braveUrl: e.BRAVE_API_URL,
+      tavilyApiKey: e.TAVILY_API_KEY,
+      tavilyUrl: e.TAVILY_API_URL,
+      order: [...new Set(e.SEARCH_PROVIDERS)],
+    },
+    fetch: {
+      allow: e.FETCH_ALLOW,
+      timeoutMs: e.FETCH_TIMEOUT_MS,
+      maxBytes: e.FETCH_MAX_BYTES,
+      userAgent: `Daybook/0.1 (self-hosted personal assistant; +${publicUrl})`,
+    },
+    research: { dailyLimit: e.RESEARCH_DAILY_LIMIT, embeddingModel: e.EMBEDDING_MODEL },
     db: { url: e.DATABASE_URL, dataDir: path.resolve(e.DATA_DIR), migrationsDir: path.resolve(e.MIGRATIONS_DIR) },
     web: { distDir: path.resolve(e.WEB_DIST_DIR), serve: e.NODE_ENV === 'production' },
     creator: {

@@ -131,7 +131,11 @@ export type TChatHistoryPage = z.infer<typeof ZChatHistoryPage>;
 
 /** The body of a research_report message (raw_text is this, as JSON). */
 export const ZResearchReport = z.object({
+  /** Additive: the research's id; the message links to /resources/research/{id}. */
+  id: z.number().int().optional(),
   query: z.string().optional(),
+  /** Additive: ISO 8601. */
+  created: z.string().optional(),
   introduction: z.string().optional(),
   report: z.string(),
   conclusion: z.string().optional(),
