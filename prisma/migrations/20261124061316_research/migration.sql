@@ -19,6 +19,7 @@ CREATE TABLE "researches" (
     "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "started_at" TIMESTAMP(3),
     "finished_at" TIMESTAMP(3),
+    "heartbeat_at" TIMESTAMP(3),
     "report_message_id" INTEGER,
 
     CONSTRAINT "researches_pkey" PRIMARY KEY ("id")
@@ -28,7 +29,7 @@ CREATE TABLE "researches" (
 CREATE INDEX "researches_user_id_created_at_id_idx" ON "researches"("user_id", "created_at" DESC, "id" DESC);
 
 -- CreateIndex
-CREATE INDEX "researches_user_id_status_idx" ON "researches"("user_id", "status");
+CREATE INDEX "researches_status_user_id_idx" ON "researches"("status", "user_id");
 
 -- AddForeignKey
 ALTER TABLE "researches" ADD CONSTRAINT "researches_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;
