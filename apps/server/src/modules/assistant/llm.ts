@@ -8,22 +8,50 @@ export interface LlmMessage {
   content: string;
 }
 
+export interface LlmTool {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** Tokens a call spent, as the endpoint reports them. */
+export interface LlmUsage {
+  prompt: number;
+  completion: number;
+}
+
+export interface StreamOptions {
+  /** Tools the model may call while it answers; models that cannot call tools answer without them. */
+  tools?: LlmTool[];
+  /** Each tool call of the answer, once it is complete. */
+  onToolCall?: (call: { name: string; arguments: string }) => void;
+}
+
 export interface Llm {
   model: string;
   /** The reply, piece by piece, as the model generates it. */
-  stream(messages: LlmMessage[], signal?: AbortSignal): AsyncIterable<string>;
+  stream(messages: LlmMessage[], signal?: AbortSignal, options?: StreamOptions): AsyncIterable<string>;
   /**
    * Makes the model call the one tool `name` and returns the arguments it passed (JSON text). A model
    * that answers in prose instead gets that text back, for the caller's tolerant parsing.
    */
   callTool(
     messages: LlmMessage[],
-    tool: { name: string; description: string; parameters: Record<string, unknown> },
+    tool: LlmTool,
     signal?: AbortSignal,
+    onUsage?: (usage: LlmUsage) => void,
   ): Promise<string>;
+  /** Vectors for texts, when an embedding model is configured (EMBEDDING_MODEL). */
+  embed?: (texts: string[], signal?: AbortSignal) => Promise<number[][]>;
 }
 
-export function createLlm(config: Config['llm']): Llm | null {
+/** An endpoint's refusal of the `tools` parameter (Ollama: "... does not support tools"). */
+const refusesTools = (err: unknown) => {
+  const e = err as { status?: number; message?: string };
+  return e?.status === 400 && /tool/i.test(String(e.message ?? ''));
+};
+
+export function createLlm(config: Config['llm'], embeddingModel?: string): Llm | null {
   if (!config.model) return null;
   const client = new OpenAI({
     baseURL: config.baseUrl ?? 'https://api.openai.com/v1',
@@ -34,10 +62,30 @@ export function createLlm(config: Config['llm']): Llm | null {
     fetch: nodeFetch,
   });
   const model = config.model;
+  // Learned on the first refusal, so later answers do not pay for a failed request.
+  let toolsRefused = false;
   return {
     model,
-    async *stream(messages, signal) {
-      const stream = await client.chat.completions.create({ model, messages, stream: true }, { signal });
+    async *stream(messages, signal, options = {}) {
+      const tools = toolsRefused ? [] : (options.tools ?? []);
+      const request = (withTools: boolean) =>
+        client.chat.completions.create(
+          {
+            model,
+            messages,
+            stream: true,
+            ...(withTools ? { tools: tools.map((fn) => ({ type: 'function' as const, function: fn })) } : {}),
+          },
+          { signal },
+        );
+      let stream: Awaited<ReturnType<typeof request>>;
+      try {
+        stream = await request(tools.length > 0);
+      } catch (err) {
+        if (!tools.length || !refusesTools(err)) throw err;
+        toolsRefused = true;
+        stream = await request(false);
+      }
       // The SDK's timeout ends when the reply starts; a model that then goes quiet is cut off here.
       let idle = false;
       let timer: NodeJS.Timeout | undefined;
@@ -49,18 +97,36 @@ export function createLlm(config: Config['llm']): Llm | null {
         }, config.timeoutMs);
       };
       watch();
+      // Tool calls arrive in pieces, by index: name first, then the arguments bit by bit.
+      const calls = new Map<number, { name: string; arguments: string }>();
       try {
         for await (const chunk of stream) {
           watch();
-          const text = chunk.choices[0]?.delta?.content;
+          const delta = chunk.choices[0]?.delta;
+          for (const piece of delta?.tool_calls ?? []) {
+            const call = calls.get(piece.index) ?? { name: '', arguments: '' };
+            call.name += piece.function?.name ?? '';
+            call.arguments += piece.function?.arguments ?? '';
+            calls.set(piece.index, call);
+          }
+          const text = delta?.content;
           if (text) yield text;
         }
       } finally {
         clearTimeout(timer);
       }
       if (idle) throw new Error(`the model sent nothing for ${config.timeoutMs} ms`);
+      for (const call of calls.values()) if (call.name) options.onToolCall?.(call);
     },
-    async callTool(messages, tool, signal) {
+    ...(embeddingModel
+      ? {
+          async embed(texts: string[], signal?: AbortSignal) {
+            const res = await client.embeddings.create({ model: embeddingModel, input: texts }, { signal });
+            return [...res.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
+          },
+        }
+      : {}),
+    async callTool(messages, tool, signal, onUsage) {
       const res = await client.chat.completions.create(
         {
           model,
@@ -70,6 +136,7 @@ export function createLlm(config: Config['llm']): Llm | null {
         },
         { signal },
       );
+      if (res.usage) onUsage?.({ prompt: res.usage.prompt_tokens, completion: res.usage.completion_tokens });
       const message = res.choices[0]?.message;
       const call = message?.tool_calls?.find((c) => c.type === 'function' && c.function.name === tool.name);
       return call && call.type === 'function' ? call.function.arguments : (message?.content ?? '');

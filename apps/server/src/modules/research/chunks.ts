@@ -1,0 +1,69 @@
+// Pages cut into chunks of about 1,000 characters, and the most relevant kept under a budget, so
+// the report is written from what matters in 15 pages rather than from their first screens.
+
+export const CHUNK_CHARS = 1000;
+/** What the report writer reads at most: about 10,000 tokens of page text. */
+export const CONTEXT_CHARS = 40_000;
+/** No page fills the budget alone. */
+export const MAX_CHUNKS_PER_PAGE = 6;
+
+export interface Chunk {
+  page: number;
+  /** Position in its page. */
+  index: number;
+  text: string;
+}
+
+/** Splits markdown at paragraph, then sentence, then word boundaries into chunks of about `size`. */
+export function chunkText(text: string, size = CHUNK_CHARS): string[] {
+  // Each piece remembers whether it starts a paragraph, to be joined back with a blank line or a space.
+  const pieces = text.split(/\n{2,}/).flatMap((paragraph) => {
+    if (paragraph.length <= size) return [{ text: paragraph, starts: true }];
+    // A long paragraph goes by sentences, and a sentence longer than a chunk by words.
+    const parts = (paragraph.match(/[^.!?]+[.!?]+\s*|[^.!?]+$/g) ?? [paragraph]).flatMap((sentence) =>
+      sentence.length <= size ? [sentence] : (sentence.match(new RegExp(`.{1,${size}}(\\s|$)`, 'gs')) ?? [sentence]),
+    );
+    return parts.map((part, i) => ({ text: part.trim(), starts: i === 0 }));
+  });
+  const chunks: string[] = [];
+  let current = '';
+  for (const piece of pieces) {
+    if (!piece.text.trim()) continue;
+    if (current && current.length + piece.text.length + 2 > size) {
+      chunks.push(current);
+      current = '';
+    }
+    current = current ? `${current}${piece.starts ? '\n\n' : ' '}${piece.text.trim()}` : piece.text.trim();
+  }
+  if (current) chunks.push(current);
+  return chunks;
+}
+
+/**
+ * Keeps chunks in `ranked` order (best first) until the budget is spent, at most
+ * MAX_CHUNKS_PER_PAGE of a page, and always the first chunk of every page that has one left in the
+ * budget (it names what the page is about). Returned in page order, then position.
+ */
+export function selectChunks(chunks: Chunk[], ranked: number[], budget = CONTEXT_CHARS): Chunk[] {
+  const chosen = new Set<number>();
+  const perPage = new Map<number, number>();
+  let spent = 0;
+  const take = (i: number) => {
+    const chunk = chunks[i];
+    if (!chunk || chosen.has(i)) return;
+    const used = perPage.get(chunk.page) ?? 0;
+    if (used >= MAX_CHUNKS_PER_PAGE || spent + chunk.text.length > budget) return;
+    chosen.add(i);
+    perPage.set(chunk.page, used + 1);
+    spent += chunk.text.length;
+  };
+  // Each page's best chunk first, so every page read can be cited; then the best of the rest.
+  const bestOfPage = new Map<number, number>();
+  for (const i of ranked) {
+    const page = chunks[i]?.page;
+    if (page !== undefined && !bestOfPage.has(page)) bestOfPage.set(page, i);
+  }
+  for (const i of bestOfPage.values()) take(i);
+  for (const i of ranked) take(i);
+  return [...chosen].sort((a, b) => a - b).map((i) => chunks[i] as Chunk);
+}

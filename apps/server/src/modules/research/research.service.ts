@@ -1,0 +1,514 @@
+// Web research as a service other features call (the chat now, the daily message later): plan
+// sub-queries, search, read the pages through the safe fetcher, keep the relevant parts, write a
+// cited report, store it and deliver it. The row in `researches` drives everything; a job only says
+// "run research N", so a job run twice, a crash or a restart never runs one research twice at once,
+// never loses one and never leaves one "running" for ever.
+import {
+  RESEARCH_MAX_PAGES,
+  RESEARCH_QUERY_MAX,
+  type TResearch,
+  type TResearchReport,
+  ZReportDraft,
+} from '@daybook/contracts';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../lib/clock.ts';
+import type { Llm, LlmMessage, LlmUsage } from '../assistant/llm.ts';
+import { modelFailure } from '../assistant/llm.ts';
+import type { ChatMessageRow } from '../chat/chat.repo.ts';
+import { type Chunk, chunkText, selectChunks } from './chunks.ts';
+import { checkCitations, normalizeUrl, type ReadPage } from './citations.ts';
+import type { ResearchOrigin, ResearchRepo, ResearchRow } from './research.repo.ts';
+
+/** Sub-queries the model plans, beside the user's own wording. */
+const MAX_PLANNED = 4;
+const RESULTS_PER_QUERY = 5;
+/** Shorter than this, an extracted page is a cookie wall or an error page, not a source. */
+const MIN_PAGE_CHARS = 200;
+/** Runs of one research: the first, and two more after a crash or a failure a retry can help with. */
+export const MAX_ATTEMPTS = 3;
+const RETRY_BASE_MS = 30_000;
+
+// Hosts whose pages are videos or social feeds: nothing an extractor can read.
+const SKIPPED_HOSTS =
+  /(^|\.)(youtube\.com|youtu\.be|vimeo\.com|tiktok\.com|facebook\.com|instagram\.com|twitter\.com|x\.com|threads\.net|linkedin\.com|pinterest\.com|reddit\.com|twitch\.tv|dailymotion\.com)$/i;
+
+export const RESEARCH_TURNED_OFF = 'Web research is turned off on this Daybook (RESEARCH_DAILY_LIMIT is 0).';
+export const EMPTY_QUERY = 'Tell me what to research, for example: /research the best e-bikes for commuting';
+export const researchLimitReached = (limit: number) =>
+  `You have asked for ${limit} researches in the last 24 hours, the most this Daybook allows. Try again later.`;
+
+/** Why a research failed, in words for the user. */
+export const FAILURES = {
+  searchFailed: (detail: string) => `The web search failed. ${detail}`,
+  noResults: 'The web search found no pages to read for this topic.',
+  nothingRead: (found: number) =>
+    `None of the ${found} page${found === 1 ? '' : 's'} found could be read (they refused, were too large, or were not web pages).`,
+  model: 'The assistant model could not be reached to write the report.',
+  malformed: 'The assistant model did not write a valid report, even when asked again.',
+  interrupted: 'The research was interrupted several times (the server restarted) and was stopped.',
+};
+
+/** An error a later attempt may not meet (the network, a busy provider). */
+export function isRetryable(err: unknown): boolean {
+  const e = err as { retryable?: unknown; status?: unknown; name?: string; constructor?: { name?: string } };
+  if (typeof e?.retryable === 'boolean') return e.retryable;
+  if (typeof e?.status === 'number') return e.status === 408 || e.status === 429 || e.status >= 500;
+  const kind = e?.constructor?.name ?? e?.name ?? '';
+  return /Connection|Timeout|Abort|FetchError|ECONN|ETIMEDOUT/i.test(kind);
+}
+
+class ResearchFailure extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+export function presentResearch(row: ResearchRow): TResearch {
+  return {
+    id: row.id,
+    query: row.query,
+    status: row.status,
+    created: row.createdAt.toISOString(),
+    finished: row.finishedAt?.toISOString() ?? null,
+    introduction: row.introduction,
+    report: row.body,
+    conclusion: row.conclusion,
+    sources: row.sources,
+    error: row.status === 'failed' ? row.error : null,
+    counts: { found: row.pagesFound, read: row.pagesRead, failed: row.pagesFailed },
+  };
+}
+
+/** The body of the chat's research_report message. */
+export function reportMessage(row: ResearchRow): TResearchReport {
+  return {
+    id: row.id,
+    query: row.query,
+    created: row.createdAt.toISOString(),
+    introduction: row.introduction ?? undefined,
+    report: row.body ?? '',
+    conclusion: row.conclusion ?? undefined,
+    sources: row.sources,
+  };
+}
+
+export interface SearchLike {
+  search(
+    query: string,
+    opts: { limit: number; signal?: AbortSignal },
+  ): Promise<{ provider: string; results: Array<{ url: string; title: string }> }>;
+}
+
+export interface ResearchDeps {
+  repo: ResearchRepo;
+  llm: Llm | null;
+  search: SearchLike | null;
+  /** Explains how to configure a search provider. */
+  searchNotConfigured: string;
+  /** The SSRF-safe fetcher. */
+  fetchPage: (
+    url: string,
+    init: { accept: string[]; signal?: AbortSignal },
+  ) => Promise<{ url: string; contentType: string; text: string }>;
+  /** Readable markdown of a page, off the event loop. */
+  extract: (input: { body: string; contentType: string; url: string }) => Promise<{ title: string; markdown: string }>;
+  /** Starts the job that runs research `id` (after `delayMs`). */
+  enqueue: (id: number, delayMs?: number) => Promise<void>;
+  /** What the user sees while it runs (transient) and the posted outcome. */
+  events: {
+    progress(userId: number, text: string, final: boolean): void;
+    posted(message: ChatMessageRow): void;
+  };
+  clock: Clock;
+  log: FastifyBaseLogger;
+  dailyLimit: number;
+  /** A running research unmarked this long was interrupted. */
+  staleSec?: number;
+  heartbeatMs?: number;
+}
+
+const PAGE_TYPES = ['text/html', 'application/xhtml+xml', 'text/plain'];
+
+export function createResearchService(deps: ResearchDeps) {
+  const { repo, llm, search, clock, log, events } = deps;
+  const staleSec = deps.staleSec ?? 90;
+  const heartbeatMs = deps.heartbeatMs ?? 20_000;
+  // A sweep right after start takes over queued researches at once; later sweeps leave the ones
+  // just queued to their own job.
+  let swept = false;
+
+  const today = () => clock.now().toISOString().slice(0, 10);
+
+  /** Null when research can run; otherwise why not, for the user. */
+  function unavailable(): string | null {
+    if (deps.dailyLimit === 0) return RESEARCH_TURNED_OFF;
+    if (!search) return deps.searchNotConfigured;
+    if (!llm) return 'No assistant model is configured, and research needs one to plan and write its report.';
+    return null;
+  }
+
+  async function plan(query: string, usage: LlmUsage, signal: AbortSignal): Promise<string[]> {
+    if (!llm) return [query];
+    // Only the request itself: nothing else the user told Daybook goes to a search provider.
+    const messages: LlmMessage[] = [
+      {
+        role: 'system',
+        content: `You plan web research. Today is ${today()}. Write 2 to ${MAX_PLANNED} short, plain-language web search queries that together cover the request. Use only what the request says; add no personal details.`,
+      },
+      { role: 'user', content: query },
+    ];
+    let raw: string;
+    try {
+      raw = await llm.callTool(
+        messages,
+        {
+          name: 'plan_research',
+          description: 'The web searches to run for this research.',
+          parameters: {
+            type: 'object',
+            properties: {
+              queries: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: MAX_PLANNED },
+            },
+            required: ['queries'],
+          },
+        },
+        signal,
+        (u) => add(usage, u),
+      );
+    } catch (err) {
+      if (signal.aborted) throw err;
+      throw new ResearchFailure(FAILURES.model, isRetryable(err));
+    }
+    let planned: string[] = [];
+    try {
+      const parsed = JSON.parse(raw) as { queries?: unknown };
+      if (Array.isArray(parsed.queries)) planned = parsed.queries.filter((q): q is string => typeof q === 'string');
+    } catch {
+      // A plan that is not JSON: search with the user's own words only.
+    }
+    const all = [query, ...planned.map((q) => q.trim().slice(0, RESEARCH_QUERY_MAX)).filter(Boolean)];
+    return [...new Map(all.map((q) => [q.toLowerCase(), q])).values()].slice(0, MAX_PLANNED + 1);
+  }
+
+  const add = (usage: LlmUsage, u: LlmUsage) => {
+    usage.prompt += u.prompt;
+    usage.completion += u.completion;
+  };
+
+  async function searchAll(queries: string[], signal: AbortSignal) {
+    if (!search) throw new ResearchFailure(deps.searchNotConfigured, false);
+    const settled = await Promise.allSettled(
+      queries.map((q) => search.search(q, { limit: RESULTS_PER_QUERY, signal })),
+    );
+    const answered = settled.filter((s) => s.status === 'fulfilled');
+    if (!answered.length) {
+      const first = settled.find((s) => s.status === 'rejected')?.reason as Error | undefined;
+      throw new ResearchFailure(
+        FAILURES.searchFailed(first?.message ?? ''),
+        settled.some((s) => s.status === 'rejected' && isRetryable(s.reason)),
+      );
+    }
+    // Interleaved, so the first pages read come from every query, not all from the first.
+    const lists = answered.map((s) => s.value.results);
+    const seen = new Set<string>();
+    const urls: Array<{ url: string; title: string }> = [];
+    for (let rank = 0; rank < RESULTS_PER_QUERY; rank++) {
+      for (const list of lists) {
+        const result = list[rank];
+        if (!result) continue;
+        const key = normalizeUrl(result.url);
+        if (!key || seen.has(key)) continue;
+        seen.add(key);
+        let host = '';
+        try {
+          host = new URL(result.url).hostname;
+        } catch {
+          continue;
+        }
+        if (SKIPPED_HOSTS.test(host)) continue;
+        urls.push(result);
+      }
+    }
+    return urls.slice(0, RESEARCH_MAX_PAGES);
+  }
+
+  async function readPage(url: string, signal: AbortSignal): Promise<(ReadPage & { markdown: string }) | null> {
+    try {
+      const page = await deps.fetchPage(url, { accept: PAGE_TYPES, signal });
+      const { title, markdown } = await deps.extract({ body: page.text, contentType: page.contentType, url: page.url });
+      if (markdown.trim().length < MIN_PAGE_CHARS) return null;
+      return { url: page.url, title: title.trim(), markdown };
+    } catch (err) {
+      if (signal.aborted) throw err;
+      // A page that fails is skipped and counted; its address and reason stay out of the logs.
+      log.debug({ code: (err as { code?: string }).code }, 'research page skipped');
+      return null;
+    }
+  }
+
+  async function rank(query: string, chunks: Chunk[], signal: AbortSignal): Promise<number[]> {
+    const texts = chunks.map((c) => c.text);
+    if (llm?.embed) {
+      try {
+        const vectors: number[][] = [];
+        const all = [query, ...texts];
+        for (let i = 0; i < all.length; i += 64) vectors.push(...(await llm.embed(all.slice(i, i + 64), signal)));
+        const [q, ...rest] = vectors;
+        if (q && rest.length === texts.length) {
+          const scores = rest.map((v, i) => ({ i, score: cosine(q, v) }));
+          return scores.sort((a, b) => b.score - a.score || a.i - b.i).map((s) => s.i);
+        }
+      } catch (err) {
+        if (signal.aborted) throw err;
+        log.warn(modelFailure(err), 'embeddings failed; ranking by full-text search instead');
+      }
+    }
+    return repo.rankChunks(query, texts);
+  }
+
+  async function write(
+    query: string,
+    pages: Array<ReadPage & { chunks: string[] }>,
+    usage: LlmUsage,
+    signal: AbortSignal,
+  ) {
+    if (!llm) throw new ResearchFailure(FAILURES.model, false);
+    const sources = pages
+      .map((p, i) => `[${i + 1}] ${p.title || p.url}\nURL: ${p.url}\n\n${p.chunks.join('\n\n…\n\n')}`)
+      .join('\n\n---\n\n');
+    const messages: LlmMessage[] = [
+      {
+        role: 'system',
+        content: `You write web research reports. Today is ${today()}. Use only the numbered sources the user gives. Write markdown: an introduction (one short paragraph), a body (the findings, with ### headings and lists where they help) and a conclusion (one short paragraph). Cite sources inline as [n] with their numbers; cite only what a source says. In "sources", list every source you cite as {url, title}, the n-th entry being source [n].`,
+      },
+      { role: 'user', content: `Research request: ${query}\n\nSources:\n\n${sources}` },
+    ];
+    const tool = {
+      name: 'write_report',
+      description: 'The research report.',
+      parameters: {
+        type: 'object',
+        properties: {
+          introduction: { type: 'string' },
+          body: { type: 'string' },
+          conclusion: { type: 'string' },
+          sources: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { url: { type: 'string' }, title: { type: 'string' } },
+              required: ['url', 'title'],
+            },
+          },
+        },
+        required: ['introduction', 'body', 'conclusion', 'sources'],
+      },
+    };
+    // Malformed output gets one more try, told what was wrong.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      let raw: string;
+      try {
+        raw = await llm.callTool(messages, tool, signal, (u) => add(usage, u));
+      } catch (err) {
+        if (signal.aborted) throw err;
+        throw new ResearchFailure(FAILURES.model, isRetryable(err));
+      }
+      let problem: string;
+      try {
+        const draft = ZReportDraft.safeParse(JSON.parse(raw));
+        if (draft.success) {
+          const cited = checkCitations(
+            [draft.data.introduction, draft.data.body, draft.data.conclusion],
+            draft.data.sources,
+            pages,
+          );
+          if (cited.sources.length) {
+            const [introduction = '', body = '', conclusion = ''] = cited.texts;
+            return { introduction, body, conclusion, sources: cited.sources };
+          }
+          problem = 'The report cites none of the numbered sources. Cite them inline as [n].';
+        } else {
+          problem = draft.error.issues.map((i) => `${i.path.join('.') || 'report'}: ${i.message}`).join('; ');
+        }
+      } catch {
+        problem = 'The output was not valid JSON.';
+      }
+      messages.push(
+        { role: 'assistant', content: raw.slice(0, 4000) },
+        { role: 'user', content: `That report is not valid: ${problem} Write it again as the write_report tool asks.` },
+      );
+    }
+    throw new ResearchFailure(FAILURES.malformed, false);
+  }
+
+  async function deliver(row: ResearchRow) {
+    if (row.origin !== 'chat') return;
+    const title = capitalized(row.query);
+    events.progress(
+      row.userId,
+      row.status === 'done' ? `Research finished: ${title}` : `Research failed: ${title}`,
+      true,
+    );
+    const message =
+      row.status === 'done'
+        ? { authorType: 'assistant', messageType: 'research_report', rawText: JSON.stringify(reportMessage(row)) }
+        : {
+            authorType: 'system',
+            messageType: 'system_message',
+            rawText: `I could not finish the research on "${row.query}". ${row.error ?? ''}`.trim(),
+          };
+    const posted = await repo.postOnce(row.id, message);
+    if (posted) events.posted(posted);
+  }
+
+  async function startNext(userId: number) {
+    const next = await repo.nextOf(userId);
+    if (next) await deps.enqueue(next);
+  }
+
+  async function fail(id: number, error: string) {
+    const failed = await repo.fail(id, error);
+    if (failed) await deliver(failed);
+    return failed;
+  }
+
+  /** The pipeline, on a claimed research. */
+  async function pipeline(row: ResearchRow, signal: AbortSignal) {
+    const say = (text: string) => {
+      if (row.origin === 'chat') events.progress(row.userId, text, false);
+    };
+    const usage: LlmUsage = { prompt: 0, completion: 0 };
+    say('Planning the research…');
+    const queries = await plan(row.query, usage, signal);
+    say(`Searching: ${queries.join(' · ')}`);
+    const found = await searchAll(queries, signal);
+    if (!found.length) throw new ResearchFailure(FAILURES.noResults, false);
+    say(`Reading ${found.length} source${found.length === 1 ? '' : 's'}…`);
+    const read = (await Promise.all(found.map((r) => readPage(r.url, signal)))).filter((p) => p !== null);
+    const counts = { found: found.length, read: read.length, failed: found.length - read.length };
+    await repo.counts(row.id, counts);
+    if (!read.length) throw new ResearchFailure(FAILURES.nothingRead(found.length), false);
+
+    const chunks: Chunk[] = read.flatMap((page, p) =>
+      chunkText(page.markdown).map((text, index) => ({ page: p, index, text })),
+    );
+    const order = await rank([row.query, ...queries].join(' '), chunks, signal);
+    const chosen = selectChunks(chunks, order);
+    const pages = read
+      .map((page, p) => ({
+        url: page.url,
+        title: page.title,
+        chunks: chosen.filter((c) => c.page === p).map((c) => c.text),
+      }))
+      .filter((page) => page.chunks.length);
+    say('Writing the report…');
+    const report = await write(row.query, pages, usage, signal);
+    const done = await repo.complete(row.id, { ...report, counts, usage });
+    if (done) await deliver(done);
+  }
+
+  return {
+    unavailable,
+
+    /**
+     * Asks for a research. Returns it with how many of the user's researches come first, or why it
+     * cannot run (no provider, no model, over the daily limit).
+     */
+    async request(
+      userId: number,
+      query: string,
+      options: { origin?: ResearchOrigin; requestMessageId?: number | null } = {},
+    ): Promise<{ research: ResearchRow; ahead: number } | { refused: string }> {
+      const problem = unavailable();
+      if (problem) return { refused: problem };
+      const text = query.replace(/\s+/g, ' ').trim().slice(0, RESEARCH_QUERY_MAX);
+      if (!text) return { refused: EMPTY_QUERY };
+      const origin = options.origin ?? 'chat';
+      if (origin === 'chat') {
+        const since = new Date(clock.now().getTime() - 24 * 3600_000);
+        if ((await repo.countSince(userId, since)) >= deps.dailyLimit) {
+          return { refused: researchLimitReached(deps.dailyLimit) };
+        }
+      }
+      const research = await repo.create({ userId, query: text, origin, requestMessageId: options.requestMessageId });
+      const ahead = await repo.ahead(userId, research.id);
+      if (!ahead) {
+        // Not started now (the queue is down): the sweeper starts it within a minute.
+        await deps.enqueue(research.id).catch((err) => log.warn({ err }, 'could not queue a research'));
+      }
+      return { research, ahead };
+    },
+
+    async get(userId: number, id: number): Promise<TResearch | null> {
+      const row = await repo.get(userId, id);
+      return row ? presentResearch(row) : null;
+    },
+
+    /** The job: runs research `id` if it is still to run and it is its user's turn. */
+    async run(id: number, signal: AbortSignal): Promise<void> {
+      const row = await repo.claim(id, staleSec);
+      if (!row) return;
+      const beat = setInterval(() => {
+        repo.heartbeat(id).catch((err) => log.warn({ err }, 'research heartbeat failed'));
+      }, heartbeatMs);
+      let next = true;
+      try {
+        await pipeline(row, signal);
+      } catch (err) {
+        if (signal.aborted) {
+          // Shutting down: back in the queue; the next start (or another worker) takes it over.
+          await repo.requeue(id);
+          next = false;
+          return;
+        }
+        const failure = err instanceof ResearchFailure ? err : new ResearchFailure(FAILURES.model, isRetryable(err));
+        if (!(err instanceof ResearchFailure)) log.error({ err: modelFailure(err) }, 'research failed unexpectedly');
+        if (failure.retryable && row.attempts < MAX_ATTEMPTS) {
+          await repo.requeue(id);
+          await deps.enqueue(id, RETRY_BASE_MS * 2 ** (row.attempts - 1));
+          next = false;
+          return;
+        }
+        await fail(id, failure.message);
+      } finally {
+        clearInterval(beat);
+        if (next) await startNext(row.userId).catch((err) => log.warn({ err }, 'could not start the next research'));
+      }
+    },
+
+    /**
+     * Finds researches a crash or restart interrupted (their worker stopped marking them) and
+     * queued ones whose job is missing, and starts them again, or ends them failed after
+     * MAX_ATTEMPTS runs. Workers run it at start and every minute.
+     */
+    async sweep(): Promise<void> {
+      for (const row of await repo.stale(staleSec)) {
+        if (row.attempts >= MAX_ATTEMPTS) await fail(row.id, FAILURES.interrupted);
+        else await repo.requeue(row.id);
+      }
+      for (const next of await repo.nextInLine(staleSec, swept ? 60 : 0)) await deps.enqueue(next.id);
+      swept = true;
+    },
+  };
+}
+
+function cosine(a: number[], b: number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] ?? 0;
+    const y = b[i] ?? 0;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+}
+
+export type ResearchService = ReturnType<typeof createResearchService>;

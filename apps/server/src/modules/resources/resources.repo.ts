@@ -1,0 +1,36 @@
+// The history: every resource of a user (research reports now, daily messages next), newest first.
+import type { Query } from '../../db/database.ts';
+
+export interface ResourceRow {
+  resourceType: 'research' | 'daily_message';
+  id: number;
+  sortDate: Date;
+  createdAt: Date;
+  title: string;
+  preview: string | null;
+  status: string | null;
+}
+
+export function createResourcesRepo(query: Query) {
+  return {
+    /**
+     * A page of the user's resources by sort date: older than `before` (newest first), or newer
+     * than `after` (oldest first). Each resource type is one SELECT of the UNION.
+     */
+    list(userId: number, options: { limit: number; before?: string; after?: string }): Promise<ResourceRow[]> {
+      const cursor = options.before ?? options.after ?? null;
+      const op = options.after ? '>' : '<';
+      const order = options.after ? 'ASC' : 'DESC';
+      const bound = cursor ? `AND created_at ${op} ($2::timestamptz AT TIME ZONE 'UTC')` : 'AND $2::text IS NULL';
+      return query<ResourceRow>(
+        `SELECT 'research' AS "resourceType", id, created_at AS "sortDate", created_at AS "createdAt",
+           query AS title, NULL AS preview, status
+         FROM researches WHERE user_id = $1 ${bound}
+         ORDER BY "sortDate" ${order}, id ${order} LIMIT $3`,
+        [userId, cursor, options.limit],
+      );
+    },
+  };
+}
+
+export type ResourcesRepo = ReturnType<typeof createResourcesRepo>;
