@@ -23,6 +23,8 @@ export type Script =
       ignoreTools?: boolean;
       /** Stream this many pieces, then go quiet with the connection open. */
       stallAfterChunks?: number;
+      /** A streamed answer that also calls these tools (streamed in pieces, as real endpoints do). */
+      toolCalls?: Array<{ name: string; arguments: string }>;
     }
   | { status: number; body?: string }
   | { stall: true }
@@ -79,7 +81,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     res.on('finish', () => {
       timing.finishedAt = performance.now();
     });
-    const structured = Boolean(body.response_format || body.tools?.length);
+    // Streamed requests are chat replies even when they offer tools; the others are structured calls.
+    const structured = Boolean(body.response_format || (body.tools?.length && !body.stream));
     const script = (structured ? json : chat)(body);
     if ('stall' in script) {
       stalled.push(res);
@@ -131,7 +134,22 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       res.write(`data: ${JSON.stringify(chunk(body.model, script.text.slice(i, i + size), null))}\n\n`);
       if (script.delayMs) await new Promise((r) => setTimeout(r, script.delayMs));
     }
-    res.write(`data: ${JSON.stringify(chunk(body.model, null, 'stop'))}\n\n`);
+    const calls = script.toolCalls ?? [];
+    calls.forEach((call, index) => {
+      // Name and id first, then the arguments in two pieces.
+      const half = Math.ceil(call.arguments.length / 2);
+      const pieces = [
+        { index, id: `call_${index}`, type: 'function', function: { name: call.name, arguments: '' } },
+        { index, function: { arguments: call.arguments.slice(0, half) } },
+        { index, function: { arguments: call.arguments.slice(half) } },
+      ];
+      for (const piece of pieces) {
+        const c = chunk(body.model, null, null);
+        (c.choices[0] as { delta: unknown }).delta = { tool_calls: [piece] };
+        res.write(`data: ${JSON.stringify(c)}\n\n`);
+      }
+    });
+    res.write(`data: ${JSON.stringify(chunk(body.model, null, calls.length ? 'tool_calls' : 'stop'))}\n\n`);
     res.end('data: [DONE]\n\n');
   }
 

@@ -32,6 +32,40 @@ export const TOO_MANY_WAITING =
 export const NOT_CONFIGURED =
   'No assistant model is configured yet. Whoever runs this Daybook can set LLM_MODEL (plus LLM_BASE_URL and LLM_API_KEY for their provider, e.g. OpenAI or a local Ollama) and restart it. Your messages are saved.';
 
+/** `/research <topic>` starts a web research whatever the model can do. */
+const RESEARCH_COMMAND = /^\/research(?:\s+([\s\S]*))?$/i;
+
+/** The tool offered to models that call tools: they start research when the user asks to look something up. */
+export const WEB_RESEARCH_TOOL = {
+  name: 'web_research',
+  description:
+    'Start a web research on a topic: Daybook searches the web, reads the pages and posts a report with sources in this chat a minute or two later. Use it when the user asks to research, look up or find current information on something.',
+  parameters: {
+    type: 'object',
+    properties: { query: { type: 'string', description: "The topic, in the user's own words." } },
+    required: ['query'],
+  },
+};
+
+/** What the chat needs of the research service. */
+export interface ResearchPort {
+  request(
+    userId: number,
+    query: string,
+    options: { requestMessageId?: number | null },
+  ): Promise<{ research: { query: string }; ahead: number } | { refused: string }>;
+  unavailable(): string | null;
+}
+
+/** The chat's answer when a research was asked for. */
+export function researchStarted(query: string, ahead: number): string {
+  if (!ahead) {
+    return `I'm researching **${query}** now. The report will appear here in a minute or two; keep chatting meanwhile.`;
+  }
+  const before = ahead === 1 ? 'your current research' : `the ${ahead} researches you asked for before it`;
+  return `I'll research **${query}** after ${before}. The report will appear here.`;
+}
+
 /** Messages of the conversation the prompt builder gets to choose from (it keeps what fits its budget). */
 const CONVERSATION_WINDOW = 40;
 /** How many remembered facts the first chat message lists. */
@@ -82,8 +116,10 @@ export function createChatService(deps: {
   memoriesRepo: MemoriesRepo;
   clock: Clock;
   log: FastifyBaseLogger;
+  /** Web research, when this Daybook has it. */
+  research?: ResearchPort;
 }) {
-  const { repo, hub, llm, learning, memoriesRepo, clock, log } = deps;
+  const { repo, hub, llm, learning, memoriesRepo, clock, log, research } = deps;
   // Turns and learning still running, so a shutdown can let them finish before the database closes.
   const inFlight = createInFlight();
   const track = inFlight.track;
@@ -302,8 +338,20 @@ export function createChatService(deps: {
       });
       shown = visible.length;
     };
+    // Offered only in the chat, and only when a research could start.
+    const tools = channel === 'chat' && research && !research.unavailable() ? [WEB_RESEARCH_TOOL] : [];
+    const asked: string[] = [];
+    const onToolCall = (call: { name: string; arguments: string }) => {
+      if (call.name !== WEB_RESEARCH_TOOL.name) return;
+      try {
+        const { query } = JSON.parse(call.arguments) as { query?: unknown };
+        if (typeof query === 'string' && query.trim()) asked.push(query);
+      } catch {
+        // Arguments that are not JSON: the model's text answers alone.
+      }
+    };
     try {
-      for await (const delta of llm.stream(messages)) {
+      for await (const delta of llm.stream(messages, undefined, { tools, onToolCall })) {
         answer += delta;
         if (!scheduled) {
           scheduled = true;
@@ -323,7 +371,15 @@ export function createChatService(deps: {
     }
     flush();
     const done = channel === 'onboarding' && answer.includes(ONBOARDING_DONE);
-    const final = answer.replaceAll(ONBOARDING_DONE, '').trim() || '…';
+    let final = answer.replaceAll(ONBOARDING_DONE, '').trim();
+    // One research per answer: a model that calls the tool twice asked for one thing twice.
+    const topic = asked[0];
+    if (topic && research) {
+      const started = await research.request(user.id, topic, { requestMessageId: replyTo });
+      const note = 'refused' in started ? started.refused : researchStarted(started.research.query, started.ahead);
+      final = [final, note].filter(Boolean).join('\n\n');
+    }
+    final ||= '…';
     await say(user.id, channel, 'assistant', 'markdown', final, { stream_id: streamId, reply_to: replyTo });
     return { memories, onboardingDone: done };
   }
@@ -372,6 +428,20 @@ export function createChatService(deps: {
     );
   }
 
+  /** `/research <topic>`: starts the research (or says why it cannot) as the answer to the command. */
+  async function startResearch(user: ChatUser, human: ChatMessageRow, topic: string) {
+    const started = research
+      ? await research.request(user.id, topic, { requestMessageId: human.id })
+      : { refused: 'Web research is not available on this Daybook.' };
+    if ('refused' in started) {
+      await say(user.id, 'chat', 'system', 'system_message', started.refused, { reply_to: human.id });
+      return;
+    }
+    await say(user.id, 'chat', 'assistant', 'markdown', researchStarted(started.research.query, started.ahead), {
+      reply_to: human.id,
+    });
+  }
+
   /** Answers `human` (its turn has come) and learns from it. */
   async function answer(user: ChatUser, channel: Channel, human: ChatMessageRow, context: TurnContext | null) {
     const text = human.rawText;
@@ -386,6 +456,11 @@ export function createChatService(deps: {
     // An earlier message of the queue ended the interview: this one is kept, and said so.
     if (channel === 'onboarding' && user.onboarded) {
       await say(user.id, channel, 'system', 'system_message', ONBOARDING_FINISHED, { reply_to: human.id });
+      return;
+    }
+    const command = channel === 'chat' ? text.match(RESEARCH_COMMAND) : null;
+    if (command) {
+      await startResearch(user, human, command[1] ?? '');
       return;
     }
     // Learning starts once the reply is out, so it never competes with it; the caller is not kept waiting.
