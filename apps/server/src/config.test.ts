@@ -110,6 +110,22 @@ describe('loadConfig', () => {
     }
   });
 
+  it('FETCH_ALLOW lists host names, addresses and CIDR ranges, and names the bad entry', () => {
+    expect(loadConfig({}).fetch.allow).toEqual([]);
+    expect(loadConfig({ FETCH_ALLOW: 'searxng.lan, 192.168.1.0/24,fd00::/8,10.0.0.5' }).fetch.allow).toEqual([
+      'searxng.lan',
+      '192.168.1.0/24',
+      'fd00::/8',
+      '10.0.0.5',
+    ]);
+    expect(problemsOf({ FETCH_ALLOW: 'searxng.lan,10.0.0.0/33' })[0]).toMatch(
+      /^FETCH_ALLOW: "10.0.0.0\/33" is not a valid CIDR range/,
+    );
+    expect(problemsOf({ FETCH_ALLOW: 'http://nas.lan:8080' })[0]).toMatch(
+      /^FETCH_ALLOW: "http:\/\/nas.lan:8080" is not a host name, an IP address or a CIDR range/,
+    );
+  });
+
   it('refuses a creator slug that would hide an app route', () => {
     expect(problemsOf({ CREATOR_SLUG: 'memories' })[0]).toBe(
       'CREATOR_SLUG: is a reserved path of the app (got "memories")',

@@ -2,6 +2,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { allowEntryProblem } from './lib/safe-fetch.ts';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
 
@@ -124,8 +125,17 @@ const EnvSchema = z.object({
     .pipe(z.array(z.enum(SEARCH_PROVIDERS, { error: `each must be one of ${SEARCH_PROVIDERS.join(', ')}` })).min(1))
     .default([...SEARCH_PROVIDERS]),
   // Hosts and CIDR ranges on the machine's own network that research and calendars may still fetch
-  // from (a SearXNG or a Nextcloud at home). Everything private is refused otherwise.
-  FETCH_ALLOW: list.default([]),
+  // from (a SearXNG or a Nextcloud at home). Everything private is refused otherwise. A name matches
+  // URLs with that host name; an address or range matches URLs whose host is a literal address.
+  FETCH_ALLOW: list
+    .superRefine((entries, ctx) => {
+      for (const entry of entries) {
+        const problem = allowEntryProblem(entry);
+        if (problem)
+          ctx.addIssue({ code: 'custom', message: `${problem}; list host names, IP addresses or CIDR ranges` });
+      }
+    })
+    .default([]),
   FETCH_TIMEOUT_MS: z.coerce
     .number({ error: 'must be a number of milliseconds' })
     .int()
