@@ -15,6 +15,7 @@ import { HomePage } from '../features/home/HomePage.tsx';
 import { MemoriesPage } from '../features/memories/MemoriesPage.tsx';
 import { NotFoundPage } from '../features/not-found/NotFoundPage.tsx';
 import * as S from '../features/placeholders/screens.tsx';
+import { ResourcesPage } from '../features/resources/ResourcesPage.tsx';
 import { Layout } from './Layout.tsx';
 import { RouteGuard } from './RouteGuard.tsx';
 
@@ -26,6 +27,10 @@ const OnboardingScreen = lazy(() => chat().then((m) => ({ default: m.OnboardingS
 const tour = () => import('../features/tour/TourPage.tsx');
 const GuestTourScreen = lazy(() => tour().then((m) => ({ default: m.GuestTourScreen })));
 const DemoTourScreen = lazy(() => tour().then((m) => ({ default: m.DemoTourScreen })));
+// A report page renders markdown, which the chat loads on demand too.
+const ResearchPage = lazy(() =>
+  import('../features/research/ResearchPage.tsx').then((m) => ({ default: m.ResearchPage })),
+);
 const later = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Suspense>;
 
 const signedIn = (node: ReactNode) => <RouteGuard requireAuth>{node}</RouteGuard>;
@@ -53,9 +58,9 @@ export const routes: RouteObject[] = [
       { path: '/demo-tour', element: signedIn(later(<DemoTourScreen />)) },
       { path: '/onboarding', element: signedIn(later(<OnboardingScreen />)) },
       { path: '/memories', element: signedIn(<MemoriesPage />) },
-      { path: '/resources', element: signedIn(<S.ResourcesScreen />) },
+      { path: '/resources', element: signedIn(<ResourcesPage />) },
       { path: '/resources/daily-message/:id', element: signedIn(<S.DailyMessageScreen />) },
-      { path: '/resources/research/:id', element: signedIn(<S.ResearchScreen />) },
+      { path: '/resources/research/:id', element: signedIn(later(<ResearchPage />)) },
       { path: '/accounts/3rdparty', element: signedIn(<S.CalendarConnectionsRedirect />) },
       { path: '/:slug', element: <CreatorRoute /> },
       { path: '*', element: <NotFoundPage /> },

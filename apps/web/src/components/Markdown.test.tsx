@@ -134,4 +134,43 @@ describe('Markdown', () => {
     const root = md('Here:\n```\nline one');
     expect(root.querySelector('pre code')).toHaveTextContent('line one');
   });
+
+  it('links [n] citations to the n-th source, web pages only, when given sources', () => {
+    const sources = [
+      { url: 'https://one.example/a', title: 'One' },
+      { url: 'javascript:alert(1)', title: 'Bad' },
+      { url: '/local/path', title: 'Local' },
+      { url: 'http://four.example/', title: '' },
+    ];
+    const root = render(
+      <Markdown
+        text={'Prices fell [1]. Not safe [2], not a page [3], missing [9].\n\n- Both [1, 4] and **bold [4]** and `[1]`'}
+        citations={sources}
+      />,
+    ).container;
+    const one = screen.getAllByRole('link', { name: '[1]' });
+    expect(one).toHaveLength(1);
+    expect(one[0]).toHaveAttribute('href', 'https://one.example/a');
+    expect(one[0]).toHaveAttribute('target', '_blank');
+    expect(one[0]).toHaveAttribute('rel', 'noopener noreferrer');
+    expect(one[0]).toHaveAttribute('title', 'One');
+    expect(screen.queryByRole('link', { name: '[2]' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: '[3]' })).not.toBeInTheDocument();
+    expect(root).toHaveTextContent('Not safe [2], not a page [3], missing [9].');
+    const item = root.querySelector('li') as HTMLElement;
+    expect(item).toHaveTextContent('Both [1, 4] and bold [4] and [1]');
+    expect(Array.from(item.querySelectorAll('a')).map((a) => [a.textContent, a.getAttribute('href')])).toEqual([
+      ['1', 'https://one.example/a'],
+      ['4', 'http://four.example/'],
+      ['[4]', 'http://four.example/'],
+    ]);
+    expect(item.querySelector('code')).toHaveTextContent('[1]');
+  });
+
+  it('leaves [n] as text without sources, and [text](url) is still a link', () => {
+    const root = md('See [1] and [2](https://two.example/).');
+    expect(screen.getAllByRole('link')).toHaveLength(1);
+    expect(screen.getByRole('link', { name: '2' })).toHaveAttribute('href', 'https://two.example/');
+    expect(root).toHaveTextContent('See [1] and 2.');
+  });
 });

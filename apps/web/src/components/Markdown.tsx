@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noArrayIndexKey: blocks, list items and table cells have no identity beyond their place
 // A small, safe markdown renderer: it builds React elements (never HTML strings), so raw HTML in the
 // text shows as text, and only http(s), mailto and tel links (or relative ones) become links.
+// Optionally, citations such as [2] or [1, 3] link to the numbered sources they name.
 import { createElement, type ReactNode, useMemo } from 'react';
 
 type Align = 'left' | 'center' | 'right' | null;
@@ -341,7 +342,43 @@ function findCloser(text: string, from: number, ch: string, n: number): number {
   return -1;
 }
 
-export function renderInline(text: string, links = true): ReactNode[] {
+/** Numbered sources that `[n]` citations point at (n counts from 1). */
+export type Citations = readonly { url: string; title?: string | undefined }[];
+
+const CITATION = /^\[(\d{1,3}(?:[ \t]*,[ \t]*\d{1,3})*)\](?!\()/;
+
+/** A citation's link: only to a web page (a model's source list must never yield javascript: or a local path). */
+function citationLink(n: number, cite: Citations, key: number, text: string): ReactNode {
+  const source = cite[n - 1];
+  const href = source && /^https?:\/\//i.test(source.url.trim()) ? safeHref(source.url) : null;
+  if (!source || href === null) return text;
+  return (
+    <a
+      key={key}
+      className="md-cite"
+      href={href}
+      target="_blank"
+      rel="noopener noreferrer"
+      title={source.title?.trim() || href}
+    >
+      {text}
+    </a>
+  );
+}
+
+/** `[1]` as one link, `[1, 3]` as a link per number. */
+function renderCitation(numbers: number[], cite: Citations, key: number): ReactNode {
+  if (numbers.length === 1) return citationLink(numbers[0] as number, cite, key, `[${numbers[0]}]`);
+  const parts: ReactNode[] = ['['];
+  numbers.forEach((n, index) => {
+    if (index > 0) parts.push(', ');
+    parts.push(citationLink(n, cite, index + 1, String(n)));
+  });
+  parts.push(']');
+  return <span key={key}>{parts}</span>;
+}
+
+export function renderInline(text: string, links = true, cite?: Citations): ReactNode[] {
   const out: ReactNode[] = [];
   let buffer = '';
   const flush = () => {
@@ -379,6 +416,15 @@ export function renderInline(text: string, links = true): ReactNode[] {
         i += run.length;
       }
       continue;
+    }
+    if (links && cite && ch === '[') {
+      const citation = CITATION.exec(text.slice(i));
+      if (citation) {
+        const numbers = (citation[1] as string).split(',').map((n) => Number(n.trim()));
+        push((key) => renderCitation(numbers, cite, key));
+        i += citation[0].length;
+        continue;
+      }
     }
     if (links && (ch === '[' || (ch === '!' && text[i + 1] === '['))) {
       const image = ch === '!';
@@ -425,7 +471,7 @@ export function renderInline(text: string, links = true): ReactNode[] {
       const close = findCloser(text, i + 2, '~', 2);
       if (close > 0) {
         const inner = text.slice(i + 2, close);
-        push((key) => <del key={key}>{renderInline(inner, links)}</del>);
+        push((key) => <del key={key}>{renderInline(inner, links, cite)}</del>);
         i = close + 2;
         continue;
       }
@@ -438,7 +484,7 @@ export function renderInline(text: string, links = true): ReactNode[] {
         for (let n = Math.min(run, 3); n >= 1 && !done; n--) {
           const close = findCloser(text, i + run, ch, n);
           if (close < 0) continue;
-          const inner = renderInline(text.slice(i + run, close), links);
+          const inner = renderInline(text.slice(i + run, close), links, cite);
           if (run > n) buffer += ch.repeat(run - n);
           push((key) =>
             n === 3 ? (
@@ -469,13 +515,14 @@ export function renderInline(text: string, links = true): ReactNode[] {
 
 // ---- blocks to elements ----
 
-function renderBlocks(blocks: Block[], headingOffset: number, tight = false): ReactNode[] {
+function renderBlocks(blocks: Block[], headingOffset: number, tight = false, cite?: Citations): ReactNode[] {
+  const inline = (text: string) => renderInline(text, true, cite);
   return blocks.map((block, key) => {
     switch (block.type) {
       case 'paragraph':
-        return tight ? <span key={key}>{renderInline(block.text)}</span> : <p key={key}>{renderInline(block.text)}</p>;
+        return tight ? <span key={key}>{inline(block.text)}</span> : <p key={key}>{inline(block.text)}</p>;
       case 'heading':
-        return createElement(`h${Math.min(6, block.level + headingOffset)}`, { key }, renderInline(block.text));
+        return createElement(`h${Math.min(6, block.level + headingOffset)}`, { key }, inline(block.text));
       case 'code':
         return (
           <pre key={key}>
@@ -483,12 +530,12 @@ function renderBlocks(blocks: Block[], headingOffset: number, tight = false): Re
           </pre>
         );
       case 'quote':
-        return <blockquote key={key}>{renderBlocks(block.blocks, headingOffset)}</blockquote>;
+        return <blockquote key={key}>{renderBlocks(block.blocks, headingOffset, false, cite)}</blockquote>;
       case 'hr':
         return <hr key={key} />;
       case 'list': {
         const items = block.items.map((content, index) => (
-          <li key={index}>{renderBlocks(content, headingOffset, !block.loose)}</li>
+          <li key={index}>{renderBlocks(content, headingOffset, !block.loose, cite)}</li>
         ));
         return block.ordered ? (
           <ol key={key} start={block.start === 1 ? undefined : block.start}>
@@ -506,7 +553,7 @@ function renderBlocks(blocks: Block[], headingOffset: number, tight = false): Re
                 <tr>
                   {block.header.map((cell, c) => (
                     <th key={c} style={block.align[c] ? { textAlign: block.align[c] } : undefined}>
-                      {renderInline(cell)}
+                      {inline(cell)}
                     </th>
                   ))}
                 </tr>
@@ -516,7 +563,7 @@ function renderBlocks(blocks: Block[], headingOffset: number, tight = false): Re
                   <tr key={r}>
                     {block.header.map((_, c) => (
                       <td key={c} style={block.align[c] ? { textAlign: block.align[c] } : undefined}>
-                        {renderInline(row[c] ?? '')}
+                        {inline(row[c] ?? '')}
                       </td>
                     ))}
                   </tr>
@@ -538,9 +585,14 @@ export interface MarkdownProps {
   /** Added to heading levels, so "# Title" inside a page section is not a second page title. */
   headingOffset?: number;
   className?: string;
+  /** Sources that `[n]` citations in the text link to (web pages only, in a new tab). */
+  citations?: Citations;
 }
 
-export function Markdown({ text, headingOffset = 0, className }: MarkdownProps) {
-  const nodes = useMemo(() => renderBlocks(parseMarkdown(text), headingOffset), [text, headingOffset]);
+export function Markdown({ text, headingOffset = 0, className, citations }: MarkdownProps) {
+  const nodes = useMemo(
+    () => renderBlocks(parseMarkdown(text), headingOffset, false, citations),
+    [text, headingOffset, citations],
+  );
   return <div className={className ? `markdown ${className}` : 'markdown'}>{nodes}</div>;
 }

@@ -1,11 +1,10 @@
 // One item of the message list: bubbles for human and assistant text, plain system lines,
-// collapsible markdown and research reports.
-import { type TResearchReport, ZResearchReport } from '@daybook/contracts';
+// collapsible markdown and research reports (the report component lives with the research feature).
 import { type FocusEvent, useId, useLayoutEffect, useRef, useState } from 'react';
-import { Markdown, SafeLink } from '../../components/Markdown.tsx';
+import { Markdown } from '../../components/Markdown.tsx';
+import { ResearchReport } from '../research/ResearchReportView.tsx';
 import type { ChatItem } from './chat.state.ts';
 
-export const REPORT_ERROR = 'Error displaying research report';
 export const SENDING = 'sending...';
 /** Under a message that waits while earlier ones are answered. */
 export const QUEUED = 'waiting for the answers before it...';
@@ -110,67 +109,6 @@ export function CollapsibleMarkdown({ text, streaming = false }: { text: string;
         </button>
       )}
     </div>
-  );
-}
-
-export function parseReport(raw: string): TResearchReport | null {
-  try {
-    const parsed = ZResearchReport.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
-
-const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
-
-export function ResearchReport({ raw }: { raw: string }) {
-  const [expanded, setExpanded] = useState(false);
-  const id = useId();
-  const report = parseReport(raw);
-  if (!report) return <p className="chat-report-error">{REPORT_ERROR}</p>;
-  const title = report.query?.trim() ? capitalize(report.query.trim()) : 'Research report';
-  return (
-    <section className="chat-report" aria-labelledby={`${id}-title`}>
-      <p className="chat-report-kicker">Web research</p>
-      <h3 id={`${id}-title`} className="chat-report-title">
-        {title}
-      </h3>
-      {report.introduction && <Markdown className="chat-report-intro" text={report.introduction} headingOffset={3} />}
-      {expanded && (
-        <div id={`${id}-body`} className="chat-report-body">
-          <Markdown text={report.report} headingOffset={3} />
-          {report.conclusion && (
-            <div className="chat-report-section">
-              <h4>Conclusion</h4>
-              <Markdown text={report.conclusion} headingOffset={4} />
-            </div>
-          )}
-          {report.sources.length > 0 && (
-            <div className="chat-report-section">
-              <h4 id={`${id}-sources`}>Sources</h4>
-              <ol className="chat-report-sources" aria-labelledby={`${id}-sources`}>
-                {report.sources.map((source, index) => (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: sources may repeat a URL
-                  <li key={index}>
-                    <SafeLink href={source.url}>{source.title?.trim() || source.url}</SafeLink>
-                  </li>
-                ))}
-              </ol>
-            </div>
-          )}
-        </div>
-      )}
-      <button
-        type="button"
-        className="chat-link-button"
-        aria-expanded={expanded}
-        aria-controls={`${id}-body`}
-        onClick={() => setExpanded((value) => !value)}
-      >
-        {expanded ? 'Collapse' : 'See the full report'}
-      </button>
-    </section>
   );
 }
 

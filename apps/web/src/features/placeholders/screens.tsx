@@ -1,19 +1,18 @@
 // Screens owned by later features. Each keeps its final route and title.
 import { useEffect } from 'react';
-import { useLocation, useParams } from 'react-router-dom';
+import { Link, useLocation, useParams } from 'react-router-dom';
 import { Loading } from '../../components/Loading.tsx';
 import { Placeholder } from './Placeholder.tsx';
 
-export const ResourcesScreen = () => (
-  <Placeholder title="Your Resources" subtitle="View your daily messages and web research reports." />
-);
 export function DailyMessageScreen() {
   const { id } = useParams();
-  return <Placeholder title="Daily Message" subtitle={`Message ${id}`} />;
-}
-export function ResearchScreen() {
-  const { id } = useParams();
-  return <Placeholder title="Web Research Report" subtitle={`Report ${id}`} />;
+  return (
+    <Placeholder title="Daily Message" subtitle={`Message ${id}`}>
+      <Link to="/resources" className="btn btn-primary">
+        Back to resources
+      </Link>
+    </Placeholder>
+  );
 }
 /** Calendar connections are a server-rendered page: leave the single-page app for it. */
 export function CalendarConnectionsRedirect() {

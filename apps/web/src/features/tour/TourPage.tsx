@@ -11,7 +11,9 @@ import {
   useState,
 } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { CollapsibleMarkdown, formatTime, parseReport, ResearchReport } from '../chat/ChatMessage.tsx';
+import { CollapsibleMarkdown, formatTime } from '../chat/ChatMessage.tsx';
+import { ResearchReport } from '../research/ResearchReportView.tsx';
+import { parseReport } from '../research/report.ts';
 import { DIM_MS, type TourClock, type TourState, type TourVisibleMessage, visibleText } from './tour.engine.ts';
 import { TOUR_NAMES, TOUR_SCRIPT, type TourStage } from './tour.script.ts';
 import { prefersReducedMotion, readTimeScale, useTour } from './useTour.ts';
