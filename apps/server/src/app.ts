@@ -23,6 +23,7 @@ import healthRoutes from './modules/health/health.routes.ts';
 import { createInvitesRepo } from './modules/invites/invites.repo.ts';
 import invitesRoutes from './modules/invites/invites.routes.ts';
 import { createInvitesService, type InvitesService } from './modules/invites/invites.service.ts';
+import { createJobs, type Jobs, type JobsDeps } from './modules/jobs/jobs.service.ts';
 import { createMailer, createMailQueue, type Mailer } from './modules/mail/mail.service.ts';
 import { createMemoriesRepo } from './modules/memories/memories.repo.ts';
 import memoriesRoutes from './modules/memories/memories.routes.ts';
@@ -41,6 +42,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     accounts: AccountsService;
     invites: InvitesService;
+    jobs: Jobs;
   }
 }
 
@@ -72,6 +74,11 @@ export interface AppDeps {
   clock?: Clock;
   /** The model; `null` for none. Unset: made from config. */
   llm?: Llm | null;
+  /** Job queue timing (tests use short intervals). */
+  jobs?: Pick<
+    JobsDeps,
+    'pollingIntervalSeconds' | 'maintenanceIntervalSeconds' | 'cronIntervalSeconds' | 'stopGraceMs'
+  >;
 }
 
 // Under server.ts's 10 s limit for the whole shutdown.
@@ -108,6 +115,27 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(cookie);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 }, errorHandler: socketErrorHandler });
   await app.register(dbPlugin, { config, db: deps.db });
+
+  // Background jobs: services define their queues while the app is built; the queues are created and
+  // the workers start once it is ready. They stop first at shutdown (preClose, before the chat drain),
+  // while the database is still open.
+  const jobs = createJobs({
+    ...deps.jobs,
+    db: app.db,
+    runWorkers: config.jobs.runWorkers,
+    log: app.log.child({ module: 'jobs' }),
+  });
+  app.decorate('jobs', jobs);
+  // Not fatal for the web: it still answers (/readyz says why the database fails), and sending a job
+  // says that jobs are not running. worker.ts exits instead.
+  app.addHook('onReady', async () => {
+    await jobs.start().catch((err: unknown) => app.log.error({ err }, 'background jobs could not start'));
+  });
+  app.addHook('preClose', () => jobs.stop());
+  if (!config.jobs.runWorkers && app.db.kind === 'pglite')
+    app.log.warn(
+      'RUN_WORKERS is off on the embedded database, which no other process can open: background jobs will not run. Set DATABASE_URL to run workers in another process.',
+    );
 
   // Services, wired explicitly: each gets exactly what it uses.
   const clock = deps.clock ?? systemClock;

@@ -1,5 +1,6 @@
 // One database handle for the app: PostgreSQL when a URL is given, otherwise an embedded PGlite
 // stored in a data directory (or in memory). Both get the same migrations and the same Prisma client.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -28,8 +29,22 @@ export interface DatabaseOptions {
 /** A parameterised SQL query ($1, $2...) straight to the driver; rows come back as objects. */
 export type Query = <T>(text: string, params?: unknown[]) => Promise<T[]>;
 
+/**
+ * The embedded database's one connection, for the jobs module (pg-boss's `db` option). PGlite runs
+ * one transaction at a time: a statement sent from inside a `prisma.$transaction` callback would wait
+ * for that very transaction to end, so `inTransaction()` tells the caller it is in one.
+ */
+export interface JobsConnection {
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number }>;
+  inTransaction(): boolean;
+}
+
 export interface Database {
   kind: 'postgres' | 'pglite';
+  /** PostgreSQL's connection string (the jobs module opens a small pool of its own). */
+  url?: string;
+  /** PGlite only: see JobsConnection. */
+  jobsConnection?: JobsConnection;
   prisma: PrismaClient;
   /**
    * Bypasses Prisma, for the few queries on a chat turn's path: a quarter of the CPU time of a
@@ -46,6 +61,8 @@ export interface Database {
 
 interface Driver {
   kind: Database['kind'];
+  url?: string;
+  jobsConnection?: JobsConnection;
   prisma: PrismaClient;
   query: Query;
   withConnection: Database['withConnection'];
@@ -86,6 +103,7 @@ async function postgresDriver(url: string): Promise<Driver> {
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     kind: 'postgres',
+    url,
     prisma,
     query: async <T>(text: string, params: unknown[] = []) =>
       (await pool.query({ text, values: params, types: pgTypes })).rows as T[],
@@ -149,8 +167,42 @@ async function pgliteDriver(dataDir: string | null): Promise<Driver> {
     pglite = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
   }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  // Marks the async context of each interactive transaction's callback, for inTransaction().
+  const transactions = new AsyncLocalStorage<{ open: boolean }>();
+  const $transaction = prisma.$transaction.bind(prisma) as (arg: unknown, options?: unknown) => Promise<unknown>;
+  Object.assign(prisma, {
+    $transaction: (arg: unknown, options?: unknown) => {
+      if (typeof arg !== 'function') return $transaction(arg, options);
+      const marker = { open: true };
+      return transactions
+        .run(marker, () => $transaction(arg, options))
+        .finally(() => {
+          marker.open = false;
+        });
+    },
+  });
   return {
     kind: 'pglite',
+    jobsConnection: {
+      async executeSql(text, values) {
+        if (values?.length) {
+          const result = await pglite.query(text, values, { rowMode: 'object' });
+          return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+        }
+        // pg-boss sends its schema and maintenance scripts (several commands, their own BEGIN and
+        // COMMIT) without parameters: they need the simple protocol.
+        try {
+          const results = await pglite.exec(text);
+          const last = results.at(-1);
+          return { rows: last?.rows ?? [], rowCount: last?.affectedRows ?? 0 };
+        } catch (err) {
+          // A script that failed after its BEGIN leaves the one connection in an aborted transaction.
+          await pglite.exec('ROLLBACK').catch(() => {});
+          throw err;
+        }
+      },
+      inTransaction: () => transactions.getStore()?.open === true,
+    },
     prisma,
     query: async <T>(text: string, params: unknown[] = []) =>
       (await pglite.query<T>(text, params, { parsers: { [TIMESTAMP_OID]: parseUtcTimestamp } })).rows,
