@@ -167,6 +167,18 @@ describe('Markdown', () => {
     expect(item.querySelector('code')).toHaveTextContent('[1]');
   });
 
+  it('links citations side by side, each to its own source', () => {
+    const root = render(
+      <Markdown
+        text="Cheaper now [1][2]."
+        citations={[{ url: 'https://a.example/' }, { url: 'https://b.example/' }]}
+      />,
+    ).container;
+    expect(root).toHaveTextContent('Cheaper now [1][2].');
+    expect(screen.getByRole('link', { name: '[1]' })).toHaveAttribute('href', 'https://a.example/');
+    expect(screen.getByRole('link', { name: '[2]' })).toHaveAttribute('href', 'https://b.example/');
+  });
+
   it('leaves [n] as text without sources, and [text](url) is still a link', () => {
     const root = md('See [1] and [2](https://two.example/).');
     expect(screen.getAllByRole('link')).toHaveLength(1);

@@ -375,7 +375,11 @@ function renderCitation(numbers: number[], cite: Citations, key: number): ReactN
     parts.push(citationLink(n, cite, index + 1, String(n)));
   });
   parts.push(']');
-  return <span key={key}>{parts}</span>;
+  return (
+    <span key={key} className="md-cite-group">
+      {parts}
+    </span>
+  );
 }
 
 export function renderInline(text: string, links = true, cite?: Citations): ReactNode[] {
@@ -418,11 +422,22 @@ export function renderInline(text: string, links = true, cite?: Citations): Reac
       continue;
     }
     if (links && cite && ch === '[') {
-      const citation = CITATION.exec(text.slice(i));
-      if (citation) {
-        const numbers = (citation[1] as string).split(',').map((n) => Number(n.trim()));
-        push((key) => renderCitation(numbers, cite, key));
-        i += citation[0].length;
+      // Citations side by side ([1][2]) stay together on one line.
+      const groups: number[][] = [];
+      for (let m = CITATION.exec(text.slice(i)); m; m = CITATION.exec(text.slice(i))) {
+        groups.push((m[1] as string).split(',').map((n) => Number(n.trim())));
+        i += m[0].length;
+      }
+      if (groups.length === 1) {
+        push((key) => renderCitation(groups[0] as number[], cite, key));
+        continue;
+      }
+      if (groups.length > 1) {
+        push((key) => (
+          <span key={key} className="md-cite-run">
+            {groups.map((numbers, index) => renderCitation(numbers, cite, index))}
+          </span>
+        ));
         continue;
       }
     }

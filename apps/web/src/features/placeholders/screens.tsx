@@ -8,9 +8,9 @@ export function DailyMessageScreen() {
   const { id } = useParams();
   return (
     <Placeholder title="Daily Message" subtitle={`Message ${id}`}>
-      <Link to="/resources" className="btn btn-primary">
-        Back to resources
-      </Link>
+      <p>
+        <Link to="/resources">Back to resources</Link>
+      </p>
     </Placeholder>
   );
 }

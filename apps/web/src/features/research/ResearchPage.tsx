@@ -98,9 +98,10 @@ function ResearchDetail({ id, pollMs }: { id: number | null; pollMs: number }) {
           <h1 className="page-title">Web Research Report</h1>
           {research && (
             <p className="page-subtitle research-subtitle">
-              <span className="research-query">{reportTitle(research.query)}</span>
-              <span aria-hidden="true"> · </span>
-              <time dateTime={research.created}>{formatDate(research.created)}</time>
+              <span className="research-query">{reportTitle(research.query)}</span>{' '}
+              <time className="research-date" dateTime={research.created}>
+                {formatDate(research.created)}
+              </time>
             </p>
           )}
         </div>

@@ -1,6 +1,7 @@
 // A research report as the screens show it, from either source: the chat message's JSON or the API.
 import { type TResearch, type TResearchReport, ZResearchReport } from '@daybook/contracts';
 import { parseMarkdown } from '../../components/Markdown.tsx';
+import { reportTitle } from './title.ts';
 
 export interface ReportSource {
   url: string;
@@ -41,11 +42,7 @@ export const researchContent = (research: TResearch): ReportContent => ({
   sources: research.sources,
 });
 
-export const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
-
-/** The query as a title: trimmed, first letter capitalised. */
-export const reportTitle = (query: string | undefined, fallback = 'Research report') =>
-  query?.trim() ? capitalize(query.trim()) : fallback;
+export { capitalize, reportTitle } from './title.ts';
 
 /** Only web pages are linked: a source list written by a model must never yield javascript: or a local path. */
 export const isWebUrl = (url: string) => /^https?:\/\//i.test(url.trim());

@@ -1,6 +1,6 @@
 // How resource items read in the list: titles, previews, dates, status.
 import { RESOURCES_PREVIEW_MAX, type TResourceItem } from '@daybook/contracts';
-import { capitalize } from '../research/report.ts';
+import { capitalize } from '../research/title.ts';
 
 export const TYPE_LABELS = { daily_message: 'Daily Message', research: 'Web Research' } as const;
 
