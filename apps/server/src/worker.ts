@@ -1,0 +1,67 @@
+// `npm run worker`: runs the background jobs only. It builds the same app with the workers on and
+// the web app off, and never listens; web processes beside it run with RUN_WORKERS=false, all on one
+// PostgreSQL. The embedded database belongs to one process, so there `npm start` runs the jobs itself.
+import { buildApp } from './app.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { DatabaseInUseError } from './db/database.ts';
+import { restrictNewFiles } from './lib/private-files.ts';
+
+async function main() {
+  restrictNewFiles();
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  // A worker runs jobs whatever RUN_WORKERS says; it serves nothing.
+  config = { ...config, jobs: { runWorkers: true }, web: { ...config.web, serve: false } };
+
+  const app = await buildApp(config).catch((err: Error) => {
+    const hint =
+      err instanceof DatabaseInUseError
+        ? '\nOn the embedded database `npm start` runs the background jobs itself; a separate worker needs DATABASE_URL (PostgreSQL).'
+        : '';
+    console.error(`Daybook worker could not start: ${err.message}${hint}`);
+    process.exit(1);
+  });
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info(`${signal} received, closing`);
+    // A stuck close must not keep the process alive forever.
+    const timer = setTimeout(() => {
+      app.log.error('shutdown timed out, exiting');
+      process.exit(1);
+    }, 10_000);
+    timer.unref();
+    try {
+      await app.close();
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'error while closing');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  try {
+    await app.ready();
+    // The web app carries on without jobs; a worker without them has nothing to do.
+    if (app.jobs.state !== 'started') throw new Error('background jobs could not start (see the error above)');
+    app.log.info('Daybook worker is running');
+  } catch (err) {
+    app.log.error({ err }, 'could not start the worker');
+    await app.close();
+    process.exit(1);
+  }
+}
+
+void main();
