@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
+import { createSafeFetch } from './lib/safe-fetch.ts';
 import { createSigner, loadSecretKey } from './lib/signing.ts';
 import { createAccountsRepo } from './modules/accounts/accounts.repo.ts';
 import { type AccountsService, createAccountsService } from './modules/accounts/accounts.service.ts';
@@ -14,10 +15,10 @@ import { createRateLimiter } from './modules/accounts/rate-limit.ts';
 import { createSessionsService } from './modules/accounts/sessions.service.ts';
 import { createLearningService } from './modules/assistant/learning.service.ts';
 import { createLlm, type Llm } from './modules/assistant/llm.ts';
-import { createChatHub } from './modules/chat/chat.hub.ts';
+import { type ChatHub, createChatHub } from './modules/chat/chat.hub.ts';
 import { createChatRepo } from './modules/chat/chat.repo.ts';
 import chatRoutes, { socketErrorHandler } from './modules/chat/chat.routes.ts';
-import { createChatService } from './modules/chat/chat.service.ts';
+import { createChatService, presentMessage } from './modules/chat/chat.service.ts';
 import connectionsRoutes from './modules/connections/connections.routes.ts';
 import healthRoutes from './modules/health/health.routes.ts';
 import { createInvitesRepo } from './modules/invites/invites.repo.ts';
@@ -28,6 +29,14 @@ import { createMailer, createMailQueue, type Mailer } from './modules/mail/mail.
 import { createMemoriesRepo } from './modules/memories/memories.repo.ts';
 import memoriesRoutes from './modules/memories/memories.routes.ts';
 import { createMemoriesService } from './modules/memories/memories.service.ts';
+import { createExtractor } from './modules/research/extract.ts';
+import { createResearchRepo } from './modules/research/research.repo.ts';
+import researchRoutes from './modules/research/research.routes.ts';
+import { createResearchService, type ResearchService } from './modules/research/research.service.ts';
+import { createSearch, SEARCH_NOT_CONFIGURED } from './modules/research/search.ts';
+import { createResourcesRepo } from './modules/resources/resources.repo.ts';
+import resourcesRoutes from './modules/resources/resources.routes.ts';
+import { createResourcesService } from './modules/resources/resources.service.ts';
 import siteRoutes from './modules/site/site.routes.ts';
 import usersRoutes from './modules/users/users.routes.ts';
 import csrfPlugin from './plugins/csrf.ts';
@@ -79,7 +88,14 @@ export interface AppDeps {
     JobsDeps,
     'pollingIntervalSeconds' | 'maintenanceIntervalSeconds' | 'cronIntervalSeconds' | 'stopGraceMs'
   >;
+  /** Research timing (tests use short ones). */
+  research?: { staleSec?: number; heartbeatMs?: number; retryBaseMs?: number; sweepMs?: number };
 }
+
+/** The research job carries only the research's id; the row says what to do. */
+const RESEARCH_QUEUE = 'research';
+/** How often workers look for interrupted researches and queued ones whose job went missing. */
+const RESEARCH_SWEEP_MS = 60_000;
 
 // Under server.ts's 10 s limit for the whole shutdown.
 const SHUTDOWN_DRAIN_MS = 8_000;
@@ -123,6 +139,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     ...deps.jobs,
     db: app.db,
     runWorkers: config.jobs.runWorkers,
+    // The embedded database is one process's: what it left running when it stopped is over.
+    soleWorker: app.db.kind === 'pglite',
     log: app.log.child({ module: 'jobs' }),
   });
   app.decorate('jobs', jobs);
@@ -212,9 +230,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const memories = createMemoriesService({ repo: memoriesRepo, clock });
   await app.register(memoriesRoutes, { memories, publicUrl: config.publicUrl });
 
-  const llm = deps.llm === undefined ? createLlm(config.llm) : deps.llm;
+  const llm = deps.llm === undefined ? createLlm(config.llm, config.research.embeddingModel) : deps.llm;
   if (!llm) app.log.warn('LLM_MODEL is not set: chat answers with a note on how to configure a model.');
+  const research = setUpResearch(app, config, deps, { llm, hub, clock });
+  await app.register(researchRoutes, { research });
+  await app.register(resourcesRoutes, {
+    resources: createResourcesService({ repo: createResourcesRepo(app.db.query) }),
+  });
   const chat = createChatService({
+    research,
     repo: createChatRepo(prisma, app.db.query),
     hub,
     llm,
@@ -240,4 +264,63 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
   await app.register(webApp, config.web);
   return app;
+}
+
+/** Web research: the service, its job queue and the sweeper that takes over interrupted researches. */
+function setUpResearch(
+  app: FastifyInstance,
+  config: Config,
+  deps: AppDeps,
+  { llm, hub, clock }: { llm: Llm | null; hub: ChatHub; clock: Clock },
+): ResearchService {
+  const log = app.log.child({ module: 'research' });
+  const search = createSearch(config.search, { log: app.log.child({ module: 'search' }) });
+  const safeFetch = createSafeFetch(config.fetch);
+  const extractor = createExtractor();
+  app.addHook('onClose', () => extractor.close());
+  const timing = deps.research ?? {};
+  const research = createResearchService({
+    repo: createResearchRepo(app.db.prisma, app.db.query),
+    llm,
+    search,
+    searchNotConfigured: SEARCH_NOT_CONFIGURED,
+    fetchPage: (url, init) => safeFetch(url, init),
+    extract: (input) => extractor.extract(input),
+    enqueue: async (id, delayMs) => {
+      await app.jobs.send(RESEARCH_QUEUE, { id }, delayMs ? { startAfter: Math.ceil(delayMs / 1000) } : {});
+    },
+    events: {
+      progress: (userId, text, final) =>
+        hub.publish(userId, 'chat', {
+          author_type: 'system',
+          message_type: final ? 'task_notification_final' : 'task_notification',
+          raw_text: text,
+          message_id: null,
+          timestamp: clock.now().toISOString(),
+        }),
+      posted: (message) => hub.publish(message.userId, 'chat', presentMessage(message)),
+    },
+    clock,
+    log,
+    dailyLimit: config.research.dailyLimit,
+    ...timing,
+  });
+  // The research row drives retries and takes over after crashes (see the sweeper), so the job
+  // itself never retries; it expires long after any research would have finished.
+  app.jobs.define<{ id: number }>(
+    RESEARCH_QUEUE,
+    { retryLimit: 0, retryDelay: 0, retryBackoff: false, expireInSeconds: 15 * 60, concurrency: 4 },
+    (job) => research.run(job.data.id, job.signal),
+  );
+  if (config.jobs.runWorkers) {
+    const sweep = () => research.sweep().catch((err) => log.warn({ err }, 'research sweep failed'));
+    let timer: NodeJS.Timeout | undefined;
+    app.addHook('onReady', async () => {
+      void sweep();
+      timer = setInterval(sweep, timing.sweepMs ?? RESEARCH_SWEEP_MS);
+      timer.unref();
+    });
+    app.addHook('preClose', async () => clearInterval(timer));
+  }
+  return research;
 }

@@ -6,20 +6,22 @@ import pino from 'pino';
 import { openDatabase } from '../../db/database.ts';
 import { createJobs, type QueueOptions } from './jobs.service.ts';
 
-export const CRASH_QUEUES: Record<'retried' | 'failed', QueueOptions> = {
-  retried: { retryLimit: 1, retryDelay: 0, retryBackoff: false, expireInSeconds: 2 },
-  failed: { retryLimit: 0, retryDelay: 0, retryBackoff: false, expireInSeconds: 2 },
-};
+/** The queues' settings; runs expire after `expireInSeconds`. */
+export const crashQueues = (expireInSeconds: number): Record<'retried' | 'failed', QueueOptions> => ({
+  retried: { retryLimit: 1, retryDelay: 0, retryBackoff: false, expireInSeconds },
+  failed: { retryLimit: 0, retryDelay: 0, retryBackoff: false, expireInSeconds },
+});
 
 if (process.env.JOBS_CRASH_CHILD === '1') {
   const env = process.env;
   const db = await openDatabase({ url: env.JOBS_DB_URL, dataDir: env.JOBS_DATA_DIR ?? null, migrationsDir: '' });
   const jobs = createJobs({ db, runWorkers: true, log: pino({ level: 'silent' }), pollingIntervalSeconds: 0.5 });
+  const queues = crashQueues(Number(env.JOBS_EXPIRE_SECONDS));
   let running = 0;
   const names = { retried: String(env.JOBS_QUEUE_RETRIED), failed: String(env.JOBS_QUEUE_FAILED) };
   for (const kind of ['retried', 'failed'] as const) {
     const name = names[kind];
-    jobs.define(name, CRASH_QUEUES[kind], async () => {
+    jobs.define(name, queues[kind], async () => {
       running++;
       if (running < 2) return new Promise<void>(() => {});
       writeSync(1, 'both running\n');

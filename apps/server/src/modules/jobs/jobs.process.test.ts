@@ -10,7 +10,7 @@ import { describe, expect, inject, it, vi } from 'vitest';
 import { createDatabaseUrl } from '../../../../../tests/helpers/test-db.ts';
 import { REPO_ROOT } from '../../config.ts';
 import { openDatabase } from '../../db/database.ts';
-import { CRASH_QUEUES } from './jobs.crash-child.ts';
+import { crashQueues } from './jobs.crash-child.ts';
 import { createJobs, type FailedJob } from './jobs.service.ts';
 
 const CHILD = path.join(import.meta.dirname, 'jobs.crash-child.ts');
@@ -38,65 +38,84 @@ function run(entry: string, env: Record<string, string>) {
 
 const WAIT = { timeout: 60_000, interval: 50 };
 
-describe.each([{ name: 'PGlite', postgres: false }, ...(postgres ? [{ name: 'PostgreSQL', postgres: true }] : [])])(
-  'a worker killed while its jobs run, on $name',
-  (target) => {
-    it('has its jobs retried, or failed and reported to onFailed, by the next worker', async () => {
-      const created = target.postgres ? await createDatabaseUrl() : null;
-      const dataDir = target.postgres ? undefined : await mkdtemp(path.join(tmpdir(), 'daybook-jobs-'));
-      const names = {
-        retried: `crash-r-${randomBytes(3).toString('hex')}`,
-        failed: `crash-f-${randomBytes(3).toString('hex')}`,
-      };
-      const child = run(CHILD, {
-        JOBS_CRASH_CHILD: '1',
-        JOBS_QUEUE_RETRIED: names.retried,
-        JOBS_QUEUE_FAILED: names.failed,
-        ...(created ? { JOBS_DB_URL: created.url } : { JOBS_DATA_DIR: dataDir as string }),
-      });
-      try {
-        await vi.waitFor(() => expect(child.output()).toContain('both running'), WAIT);
-      } finally {
-        child.child.kill('SIGKILL');
-      }
-      await child.exited;
-
-      const db = await openDatabase({ url: created?.url, dataDir: dataDir ?? null, migrationsDir });
-      const jobs = createJobs({
-        db,
-        runWorkers: true,
-        log: pino({ level: 'silent' }),
-        pollingIntervalSeconds: 0.5,
-        maintenanceIntervalSeconds: 1,
-      });
-      try {
-        const retried: number[] = [];
-        const ranFailed: unknown[] = [];
-        const reported: FailedJob<unknown>[] = [];
-        jobs.define(names.retried, CRASH_QUEUES.retried, async (job) => {
-          retried.push(job.retryCount);
-        });
-        jobs.define(names.failed, CRASH_QUEUES.failed, async (job) => {
-          ranFailed.push(job.data);
-        });
-        jobs.onFailed(names.failed, async (job) => {
-          reported.push(job);
-        });
-        await jobs.start();
-        // Once their runs expire, maintenance fails them: one has a retry left, the other none.
-        await vi.waitFor(() => {
-          expect(retried).toEqual([1]);
-          expect(reported).toEqual([{ data: { kind: 'failed' }, error: 'job failed by timeout in active state' }]);
-        }, WAIT);
-        expect(ranFailed).toEqual([]);
-      } finally {
-        await jobs.stop();
-        await db.close();
-        await created?.drop();
-      }
-    }, 120_000);
+const crashTargets = [
+  // The embedded database is one process's: the next start fails what the last one left running.
+  {
+    name: 'PGlite, at the next start',
+    postgres: false,
+    soleWorker: true,
+    expireInSeconds: 600,
+    error: 'Daybook stopped while this job ran.',
   },
-);
+  // Otherwise the runs expire, and maintenance fails them.
+  ...[false, ...(postgres ? [true] : [])].map((pg) => ({
+    name: `${pg ? 'PostgreSQL' : 'PGlite'}, once they expire`,
+    postgres: pg,
+    soleWorker: false,
+    expireInSeconds: 2,
+    error: 'job failed by timeout in active state',
+  })),
+];
+
+describe.each(crashTargets)('a worker killed while its jobs run, on $name', (target) => {
+  it('has its jobs retried, or failed and reported to onFailed, by the next worker', async () => {
+    const queues = crashQueues(target.expireInSeconds);
+    const created = target.postgres ? await createDatabaseUrl() : null;
+    const dataDir = target.postgres ? undefined : await mkdtemp(path.join(tmpdir(), 'daybook-jobs-'));
+    const names = {
+      retried: `crash-r-${randomBytes(3).toString('hex')}`,
+      failed: `crash-f-${randomBytes(3).toString('hex')}`,
+    };
+    const child = run(CHILD, {
+      JOBS_CRASH_CHILD: '1',
+      JOBS_QUEUE_RETRIED: names.retried,
+      JOBS_QUEUE_FAILED: names.failed,
+      JOBS_EXPIRE_SECONDS: String(target.expireInSeconds),
+      ...(created ? { JOBS_DB_URL: created.url } : { JOBS_DATA_DIR: dataDir as string }),
+    });
+    try {
+      await vi.waitFor(() => expect(child.output()).toContain('both running'), WAIT);
+    } finally {
+      child.child.kill('SIGKILL');
+    }
+    await child.exited;
+
+    const db = await openDatabase({ url: created?.url, dataDir: dataDir ?? null, migrationsDir });
+    const jobs = createJobs({
+      db,
+      runWorkers: true,
+      log: pino({ level: 'silent' }),
+      pollingIntervalSeconds: 0.5,
+      maintenanceIntervalSeconds: 1,
+      soleWorker: target.soleWorker,
+    });
+    try {
+      const retried: number[] = [];
+      const ranFailed: unknown[] = [];
+      const reported: FailedJob<unknown>[] = [];
+      jobs.define(names.retried, queues.retried, async (job) => {
+        retried.push(job.retryCount);
+      });
+      jobs.define(names.failed, queues.failed, async (job) => {
+        ranFailed.push(job.data);
+      });
+      jobs.onFailed(names.failed, async (job) => {
+        reported.push(job);
+      });
+      await jobs.start();
+      // One has a retry left, the other none.
+      await vi.waitFor(() => {
+        expect(retried).toEqual([1]);
+        expect(reported).toEqual([{ data: { kind: 'failed' }, error: target.error }]);
+      }, WAIT);
+      expect(ranFailed).toEqual([]);
+    } finally {
+      await jobs.stop();
+      await db.close();
+      await created?.drop();
+    }
+  }, 120_000);
+});
 
 describe('npm run worker (worker.ts)', () => {
   it('runs the jobs without listening, and closes cleanly on SIGTERM', async () => {

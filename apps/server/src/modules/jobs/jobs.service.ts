@@ -26,7 +26,12 @@ export interface QueueOptions {
    * run whose process died is failed or retried the same way once this has passed.
    */
   expireInSeconds: number;
-  /** pg-boss's queue policy: `singleton` runs one job per `singletonKey` at a time, and so on. */
+  /**
+   * pg-boss's queue policy (default `standard`). `singleton` and `stately` run one job per
+   * `singletonKey` at a time, but pg-boss 10 then holds back the whole queue, other keys too, while
+   * the next job's key is busy: for "one per user" with many users, keep `standard` and let the
+   * handler claim its work (as the research repo does).
+   */
   policy?: QueuePolicy;
   /** How many of this queue's jobs one worker process runs at once (default 1). */
   concurrency?: number;
@@ -103,6 +108,11 @@ export interface JobsDeps {
   cronIntervalSeconds?: number;
   /** How long stop() lets handlers finish after aborting their signals (default 2000). */
   stopGraceMs?: number;
+  /**
+   * No other process can run this database's jobs (the embedded database is locked to one): runs a
+   * previous process left active are failed at start (so retried if they may be), not once they expire.
+   */
+  soleWorker?: boolean;
 }
 
 const SCHEMA = 'pgboss';
@@ -280,7 +290,10 @@ export function createJobs(deps: JobsDeps) {
 
   async function runJob(q: Queue, job: PgBoss.JobWithMetadata<unknown>) {
     if (state !== 'started') {
-      await requeue(q.name, job.id);
+      // Fetched while stopping.
+      await requeue(q.name, job.id).catch((err: unknown) =>
+        log.error({ err, queue: q.name, jobId: job.id }, 'could not put a job back at shutdown'),
+      );
       return;
     }
     const controller = new AbortController();
@@ -321,7 +334,7 @@ export function createJobs(deps: JobsDeps) {
           ),
         new Promise<Outcome>((resolve) => {
           timer = setTimeout(() => {
-            const error = new JobExpiredError(`The job ran longer than ${job.expireInSeconds} s.`);
+            const error = new JobExpiredError(`The job ran longer than ${expireMs / 1000} s.`);
             controller.abort(error);
             resolve({ ok: false, error });
           }, expireMs);
@@ -408,6 +421,13 @@ export function createJobs(deps: JobsDeps) {
             const deadLetter = q.onFailed ? `${q.name}${FAILED_SUFFIX}` : undefined;
             if (deadLetter) await ensureQueue(deadLetter, FAILED_QUEUE);
             await ensureQueue(q.name, q.options, deadLetter);
+          }
+          if (runWorkers && deps.soleWorker) {
+            const { rows } = await executeSql(`SELECT name, id FROM ${SCHEMA}.job WHERE state = 'active'`);
+            for (const { name, id } of rows as { name: string; id: string }[]) {
+              log.warn({ queue: name, jobId: id }, 'job interrupted when Daybook last stopped');
+              await boss.fail(name, id, { message: 'Daybook stopped while this job ran.' });
+            }
           }
         } catch (err) {
           state = 'failed';
