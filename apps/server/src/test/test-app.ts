@@ -4,9 +4,8 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { checkAllauthResponses, type RecordedResponse } from '../../../../tests/helpers/allauth-openapi.ts';
 import { startSmtp, type TestSmtp } from '../../../../tests/helpers/smtp.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../tests/helpers/test-db.ts';
-import { buildApp } from '../app.ts';
+import { type AppDeps, buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
-import type { Clock } from '../lib/clock.ts';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -18,7 +17,10 @@ export interface TestApp {
 
 export const TEST_SECRET = 'test-secret-key-0123456789-abcdefghijklmnop';
 
-export async function createTestApp(env: Record<string, string> = {}, deps: { clock?: Clock } = {}): Promise<TestApp> {
+/** What tests may set of the app's dependencies. */
+export type TestAppDeps = Pick<AppDeps, 'clock' | 'jobs' | 'research'>;
+
+export async function createTestApp(env: Record<string, string> = {}, deps: TestAppDeps = {}): Promise<TestApp> {
   const smtp = await startSmtp();
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -29,7 +31,8 @@ export async function createTestApp(env: Record<string, string> = {}, deps: { cl
     ...env,
   });
   const database = await createTestDatabase();
-  const app = await buildApp(config, { db: database.db, clock: deps.clock });
+  // Jobs are polled often, so a test waits for a job no longer than it must.
+  const app = await buildApp(config, { jobs: { pollingIntervalSeconds: 0.5 }, ...deps, db: database.db });
   // Every account API response any test produces is checked against allauth's OpenAPI document.
   const allauthResponses: RecordedResponse[] = [];
   app.addHook('onSend', async (request, reply, payload) => {

@@ -5,8 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import WebSocket from 'ws';
 import { type FakeOpenAI, startFakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
-import type { Clock } from '../../lib/clock.ts';
-import { type Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
+import { type Browser, createTestApp, type TestApp, type TestAppDeps } from '../../test/test-app.ts';
 
 export interface Client {
   ws: WebSocket;
@@ -86,7 +85,7 @@ export interface ChatApp {
 }
 
 /** The real app answering with the fake model, listening on a free port for real sockets. */
-export async function startChatApp(env: Record<string, string> = {}, deps: { clock?: Clock } = {}): Promise<ChatApp> {
+export async function startChatApp(env: Record<string, string> = {}, deps: TestAppDeps = {}): Promise<ChatApp> {
   const fake = await startFakeOpenAI();
   const t = await createTestApp(
     { LLM_BASE_URL: fake.baseUrl, LLM_MODEL: 'fake-model', LLM_MAX_RETRIES: '0', ...env },

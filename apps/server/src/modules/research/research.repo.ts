@@ -100,7 +100,11 @@ export function createResearchRepo(prisma: PrismaClient, query: Query) {
             id,
           );
           if (!target) return null;
-          await tx.$queryRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1), $2)', 'research', target.userId);
+          await tx.$queryRawUnsafe(
+            'SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1), $2)',
+            'research',
+            target.userId,
+          );
           const claimed = await tx.$queryRawUnsafe<{ id: number }[]>(
             `UPDATE researches r SET status = 'running', attempts = attempts + 1,
              started_at = coalesce(started_at, ${NOW}), heartbeat_at = ${NOW}

@@ -130,6 +130,8 @@ export interface ResearchDeps {
   /** A running research unmarked this long was interrupted. */
   staleSec?: number;
   heartbeatMs?: number;
+  /** The first retry's delay after a failure a retry can help with; doubled for the next. */
+  retryBaseMs?: number;
 }
 
 const PAGE_TYPES = ['text/html', 'application/xhtml+xml', 'text/plain'];
@@ -138,6 +140,7 @@ export function createResearchService(deps: ResearchDeps) {
   const { repo, llm, search, clock, log, events } = deps;
   const staleSec = deps.staleSec ?? 90;
   const heartbeatMs = deps.heartbeatMs ?? 20_000;
+  const retryBaseMs = deps.retryBaseMs ?? RETRY_BASE_MS;
   // A sweep right after start takes over queued researches at once; later sweeps leave the ones
   // just queued to their own job.
   let swept = false;
@@ -470,7 +473,7 @@ export function createResearchService(deps: ResearchDeps) {
         if (!(err instanceof ResearchFailure)) log.error({ err: modelFailure(err) }, 'research failed unexpectedly');
         if (failure.retryable && row.attempts < MAX_ATTEMPTS) {
           await repo.requeue(id);
-          await deps.enqueue(id, RETRY_BASE_MS * 2 ** (row.attempts - 1));
+          await deps.enqueue(id, retryBaseMs * 2 ** (row.attempts - 1));
           next = false;
           return;
         }

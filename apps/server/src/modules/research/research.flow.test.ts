@@ -1,0 +1,427 @@
+// Research end to end over real sockets and HTTP: the real app, a real job queue on the test
+// database, a local SearXNG-compatible server, a local site of pages read through the safe fetcher,
+// and the fake model planning and writing.
+import { type TServerEvent, ZChatHistoryPage, ZResearch, ZResearchReport, ZResourceList } from '@daybook/contracts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { CompletionRequest, FakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
+import { type FakeSearch, fakeResults, startFakeSearch } from '../../../../../tests/helpers/fake-search.ts';
+import { type FakeSite, startFakeSite } from '../../../../../tests/helpers/fake-site.ts';
+import { buildApp } from '../../app.ts';
+import { signedInUser } from '../../test/factories.ts';
+import type { Browser, TestApp } from '../../test/test-app.ts';
+import { type ChatApp, type Client, connect, startChatApp, type } from '../chat/chat.test-client.ts';
+import { FAILURES } from './research.service.ts';
+import { SEARCH_NOT_CONFIGURED } from './search.ts';
+
+let site: FakeSite;
+let search: FakeSearch;
+let chatApp: ChatApp;
+let t: TestApp;
+let fake: FakeOpenAI;
+
+const ARTICLES = ['/articles/e-bike-commuting', '/articles/battery-care', '/articles/bike-lanes'];
+
+/** The model's side: plans two queries, and writes a report citing every source it was given. */
+function scriptModel(f: FakeOpenAI, write?: (req: CompletionRequest, urls: string[]) => string) {
+  f.onJson((req) => {
+    const tool = req.tools?.[0]?.function.name;
+    if (tool === 'plan_research')
+      return { text: JSON.stringify({ queries: ['e-bike commute tips', 'e-bike battery'] }) };
+    if (tool === 'write_report') {
+      const prompt = req.messages.map((m) => m.content).join('\n');
+      const urls = [...prompt.matchAll(/^URL: (.+)$/gm)].map((m) => m[1] as string);
+      if (write) return { text: write(req, urls) };
+      return {
+        text: JSON.stringify({
+          introduction: `Commuting by e-bike is popular [1].`,
+          body: `### Findings\n\n${urls.map((_, i) => `- Point ${i + 1} [${i + 1}]`).join('\n')}`,
+          conclusion: 'Ride on [1].',
+          sources: urls.map((url, i) => ({ url, title: `Source ${i + 1}` })),
+        }),
+      };
+    }
+    return { text: '{"operations":[]}' };
+  });
+}
+
+beforeAll(async () => {
+  site = await startFakeSite();
+  search = await startFakeSearch();
+  chatApp = await startChatApp({
+    SEARXNG_URL: search.searxngUrl,
+    SEARCH_PROVIDERS: 'searxng',
+    FETCH_ALLOW: '127.0.0.1',
+    FETCH_TIMEOUT_MS: '3000',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    LOG_FORMAT: 'json',
+  });
+  ({ t, fake } = chatApp);
+});
+afterAll(async () => {
+  await chatApp?.close();
+  await search?.close();
+  await site?.close();
+});
+beforeEach(() => {
+  search.onSearch(() => fakeResults(site.origin, ARTICLES));
+  scriptModel(fake);
+  fake.onChat((req) => ({ text: `You said: ${req.messages.at(-1)?.content}`, chunks: 2 }));
+});
+
+async function chatting(browser: Browser) {
+  const c = await connect(chatApp.wsBase, browser);
+  await c.next(type('history'));
+  return c;
+}
+
+const isText = (kind: string, text: string | RegExp) => (e: TServerEvent) =>
+  e.message_type === kind &&
+  'raw_text' in e &&
+  (typeof text === 'string' ? e.raw_text === text : text.test(e.raw_text));
+
+async function reportOf(c: Client, timeoutMs = 20_000) {
+  const message = await c.next(type('research_report'), timeoutMs);
+  if (message.message_type !== 'research_report') throw new Error('not a report');
+  return ZResearchReport.parse(JSON.parse(message.raw_text));
+}
+
+describe('research from the chat', () => {
+  it('/research runs the pipeline, tells every tab how it goes, and delivers a cited report', async () => {
+    const { browser } = await signedInUser(t);
+    const [tab, other] = [await chatting(browser), await chatting(browser)];
+    tab.say('/research the best e-bikes for commuting');
+    expect(await tab.next(type('markdown'))).toMatchObject({
+      raw_text: expect.stringContaining("I'm researching **the best e-bikes for commuting** now"),
+    });
+    for (const c of [tab, other]) {
+      await c.next(isText('task_notification', 'Planning the research…'), 10_000);
+      await c.next(
+        isText('task_notification', /^Searching: the best e-bikes for commuting · e-bike commute tips/),
+        10_000,
+      );
+      await c.next(isText('task_notification', 'Reading 3 sources…'), 10_000);
+      await c.next(isText('task_notification', 'Writing the report…'), 10_000);
+      await c.next(isText('task_notification_final', 'Research finished: The best e-bikes for commuting'), 10_000);
+    }
+    const report = await reportOf(tab);
+    expect(await reportOf(other)).toEqual(report);
+    expect(report.query).toBe('the best e-bikes for commuting');
+    // Every source is a page that was read, numbered as cited.
+    expect(report.sources.map((s) => new URL(s.url).pathname).sort()).toEqual([...ARTICLES].sort());
+    expect(report.introduction).toBe('Commuting by e-bike is popular [1].');
+    // The searches carried only what the request said.
+    const queries = search.requests.slice(-3).map((r) => r.query);
+    expect(queries).toEqual(
+      expect.arrayContaining(['the best e-bikes for commuting', 'e-bike commute tips', 'e-bike battery']),
+    );
+
+    const detail = ZResearch.parse((await browser.get(`/api/web-research/${report.id}/`)).json());
+    expect(detail).toMatchObject({
+      id: report.id,
+      status: 'done',
+      report: report.report,
+      counts: { found: 3, read: 3, failed: 0 },
+      error: null,
+    });
+    const list = ZResourceList.parse((await browser.get('/api/resources/')).json());
+    expect(list[0]).toMatchObject({ resource_type: 'research', id: report.id, title: report.query, status: 'done' });
+    // The report stays in the chat's history for a user who was offline.
+    const history = ZChatHistoryPage.parse((await browser.get('/api/chat/messages/?limit=10')).json());
+    expect(history.results.at(-1)).toMatchObject({ message_type: 'research_report', author_type: 'assistant' });
+    for (const c of [tab, other]) c.ws.close();
+  });
+
+  it('starts research when a model calls the web_research tool', async () => {
+    fake.onChat(() => ({
+      text: 'Let me look into that.',
+      toolCalls: [{ name: 'web_research', arguments: '{"query":"e-bike batteries"}' }],
+    }));
+    const { browser } = await signedInUser(t);
+    const tab = await chatting(browser);
+    tab.say('Can you find out how long e-bike batteries last?');
+    const answer = await tab.next(type('markdown'), 10_000);
+    expect(answer).toMatchObject({
+      raw_text: expect.stringMatching(/^Let me look into that\.\n\nI'm researching \*\*e-bike batteries\*\*/),
+    });
+    const chatRequest = fake.requests.findLast((r) => r.stream);
+    expect(chatRequest?.tools?.map((x) => x.function.name)).toEqual(['web_research']);
+    expect((await reportOf(tab)).query).toBe('e-bike batteries');
+    tab.ws.close();
+  });
+
+  it('skips pages that fail or are refused, counts them, and cites only what was read', async () => {
+    search.onSearch(() => [
+      ...fakeResults(site.origin, ['/articles/e-bike-commuting', '/missing-page', '/binary']),
+      { url: 'http://169.254.169.254/latest/meta-data/', title: 'metadata', snippet: '' },
+      { url: 'https://www.youtube.com/watch?v=x', title: 'video', snippet: '' },
+    ]);
+    const { browser } = await signedInUser(t);
+    const tab = await chatting(browser);
+    tab.say('/research e-bike commuting');
+    const report = await reportOf(tab);
+    expect(report.sources.map((s) => new URL(s.url).pathname)).toEqual(['/articles/e-bike-commuting']);
+    const detail = ZResearch.parse((await browser.get(`/api/web-research/${report.id}/`)).json());
+    // The video is never fetched; the other three fail and are counted.
+    expect(detail.counts).toEqual({ found: 4, read: 1, failed: 3 });
+    expect(site.hits.get('/latest/meta-data/')).toBeUndefined();
+    tab.ws.close();
+  });
+
+  it('drops citations of pages that were not read', async () => {
+    scriptModel(fake, (_req, urls) =>
+      JSON.stringify({
+        introduction: 'Intro [2].',
+        body: 'Real [1]. Invented [2].',
+        conclusion: 'Done [1].',
+        sources: [
+          { url: urls[0], title: 'Real' },
+          { url: 'https://invented.example/page', title: 'Invented' },
+        ],
+      }),
+    );
+    const { browser } = await signedInUser(t);
+    const tab = await chatting(browser);
+    tab.say('/research bike lanes');
+    const report = await reportOf(tab);
+    expect(report.introduction).toBe('Intro');
+    expect(report.report).toBe('Real [1]. Invented.');
+    expect(report.sources).toHaveLength(1);
+    tab.ws.close();
+  });
+
+  it('asks once more after malformed output, then fails visibly', async () => {
+    let writes = 0;
+    scriptModel(fake, () => {
+      writes++;
+      return '{"introduction": "no body"}';
+    });
+    const { browser } = await signedInUser(t);
+    const tab = await chatting(browser);
+    tab.say('/research battery care');
+    await tab.next(isText('task_notification_final', 'Research failed: Battery care'), 20_000);
+    const note = await tab.next(type('system_message'), 5000);
+    expect(note.message_type === 'system_message' && note.raw_text).toBe(
+      `I could not finish the research on "battery care". ${FAILURES.malformed}`,
+    );
+    expect(writes).toBe(2);
+    const retry = fake.requests.findLast((r) => r.tools?.[0]?.function.name === 'write_report');
+    expect(retry?.messages.at(-1)?.content).toMatch(/^That report is not valid: body: /);
+    const list = ZResourceList.parse((await browser.get('/api/resources/')).json());
+    expect(list[0]).toMatchObject({ status: 'failed', title: 'battery care' });
+    tab.ws.close();
+  });
+
+  it('says exactly what is wrong when SearXNG refuses JSON, without retrying', async () => {
+    search.setSearxngFormats(['html']);
+    try {
+      const { browser } = await signedInUser(t);
+      const tab = await chatting(browser);
+      tab.say('/research e-bike commuting');
+      const note = await tab.next(type('system_message'), 20_000);
+      expect(note.message_type === 'system_message' && note.raw_text).toMatch(
+        /The web search failed\. .*Add json to search\.formats in its settings\.yml/,
+      );
+      tab.ws.close();
+    } finally {
+      search.setSearxngFormats(['html', 'json']);
+    }
+  });
+
+  it('runs one research of a user at a time; the next waits and the user is told', async () => {
+    site.setDelay('/articles/e-bike-commuting', 600);
+    try {
+      const { browser } = await signedInUser(t);
+      const tab = await chatting(browser);
+      tab.say('/research first topic');
+      await tab.next(isText('markdown', /researching \*\*first topic\*\* now/));
+      tab.say('/research second topic');
+      await tab.next(
+        isText('markdown', "I'll research **second topic** after your current research. The report will appear here."),
+      );
+      const first = await reportOf(tab);
+      const second = await reportOf(tab);
+      expect([first.query, second.query]).toEqual(['first topic', 'second topic']);
+      const [a, b] = await Promise.all(
+        [first.id, second.id].map(async (id) =>
+          ZResearch.parse((await browser.get(`/api/web-research/${id}/`)).json()),
+        ),
+      );
+      // The second started after the first had finished.
+      expect(new Date(b?.created ?? 0).getTime()).toBeLessThanOrEqual(new Date(a?.finished ?? 0).getTime());
+      tab.ws.close();
+    } finally {
+      site.setDelay('/articles/e-bike-commuting', 0);
+    }
+  });
+});
+
+describe('the research API', () => {
+  it("answers 404 for another user's report and for ids that name none, 401 signed out", async () => {
+    const owner = await signedInUser(t);
+    const tab = await chatting(owner.browser);
+    tab.say('/research bike lanes in cities');
+    const report = await reportOf(tab);
+    tab.ws.close();
+    const stranger = await signedInUser(t);
+    for (const path of [
+      `/api/web-research/${report.id}/`,
+      '/api/web-research/0/',
+      '/api/web-research/abc/',
+      '/api/web-research/99999999999/',
+    ]) {
+      const res = await stranger.browser.get(path);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: 'Research report not found.', code: 'not_found' });
+    }
+    expect(ZResourceList.parse((await stranger.browser.get('/api/resources/')).json())).toEqual([]);
+    const anonymous = await t.app.inject({ url: `/api/web-research/${report.id}/` });
+    expect(anonymous.statusCode).toBe(401);
+    expect((await t.app.inject({ url: '/api/resources/' })).statusCode).toBe(401);
+  });
+
+  it('pages resources with before and after cursors, and refuses bad ones', async () => {
+    const { browser, userId } = await signedInUser(t);
+    const created: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const row = await t.database.db.query<{ id: number }>(
+        `INSERT INTO researches (user_id, query, status, created_at) VALUES ($1, $2, 'done', now() - make_interval(mins => $3)) RETURNING id`,
+        [userId, `topic ${i}`, 10 - i],
+      );
+      created.push(row[0]?.id ?? 0);
+    }
+    const first = ZResourceList.parse((await browser.get('/api/resources/?limit=2')).json());
+    expect(first.map((r) => r.title)).toEqual(['topic 4', 'topic 3']);
+    const next = ZResourceList.parse(
+      (await browser.get(`/api/resources/?limit=2&before=${encodeURIComponent(first[1]?.sort_date ?? '')}`)).json(),
+    );
+    expect(next.map((r) => r.title)).toEqual(['topic 2', 'topic 1']);
+    const newer = ZResourceList.parse(
+      (await browser.get(`/api/resources/?after=${encodeURIComponent(next[0]?.sort_date ?? '')}`)).json(),
+    );
+    expect(newer.map((r) => r.title)).toEqual(['topic 3', 'topic 4']);
+    for (const bad of [
+      '?limit=0',
+      '?limit=x',
+      '?before=yesterday',
+      '?before=2026-01-01T00:00:00Z&after=2026-01-01T00:00:00Z',
+    ]) {
+      const res = await browser.get(`/api/resources/${bad}`);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'validation_error' });
+    }
+  });
+});
+
+describe('limits and configuration', () => {
+  it('explains how to configure a search provider when none is, and offers the model no tool', async () => {
+    const bare = await startChatApp({ LOG_LEVEL: 'silent' });
+    try {
+      const { browser } = await signedInUser(bare.t);
+      const tab = await connect(bare.wsBase, browser);
+      await tab.next(type('history'));
+      tab.say('/research anything');
+      expect(await tab.next(type('system_message'))).toMatchObject({ raw_text: SEARCH_NOT_CONFIGURED });
+      tab.say('hello');
+      await tab.next(type('markdown'));
+      expect(bare.fake.requests.findLast((r) => r.stream)?.tools).toBeUndefined();
+      tab.ws.close();
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('refuses research past the daily limit', async () => {
+    const limited = await startChatApp({
+      SEARXNG_URL: search.searxngUrl,
+      FETCH_ALLOW: '127.0.0.1',
+      RESEARCH_DAILY_LIMIT: '1',
+      LOG_LEVEL: 'silent',
+    });
+    scriptModel(limited.fake);
+    try {
+      const { browser } = await signedInUser(limited.t);
+      const tab = await connect(limited.wsBase, browser);
+      await tab.next(type('history'));
+      tab.say('/research one');
+      await tab.next(isText('markdown', /researching \*\*one\*\* now/));
+      tab.say('/research two');
+      expect(await tab.next(type('system_message'))).toMatchObject({
+        raw_text:
+          'You have asked for 1 researches in the last 24 hours, the most this Daybook allows. Try again later.',
+      });
+      tab.ws.close();
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('a restart in the middle of a research', () => {
+  it('takes the research over after the restart and delivers the report', async () => {
+    site.setDelay('/articles/battery-care', 2000);
+    const { browser } = await signedInUser(t);
+    const tab = await chatting(browser);
+    tab.say('/research battery care during winter');
+    await tab.next(isText('task_notification', 'Reading 3 sources…'), 15_000);
+    // A second app on the same database stands in for the restarted server: the first one closes
+    // while the research reads its pages.
+    const before = await t.database.db.query<{ status: string }>(
+      `SELECT status FROM researches WHERE query = 'battery care during winter'`,
+    );
+    expect(before[0]?.status).toBe('running');
+    await chatApp.t.app.close();
+    site.setDelay('/articles/battery-care', 0);
+    const after = await t.database.db.query<{ status: string }>(
+      `SELECT status FROM researches WHERE query = 'battery care during winter'`,
+    );
+    expect(after[0]?.status).toBe('queued');
+    const restarted = await buildApp(t.config, { db: t.database.db });
+    try {
+      await restarted.ready();
+      for (let i = 0; i < 200; i++) {
+        const rows = await t.database.db.query<{ status: string }>(
+          `SELECT status FROM researches WHERE query = 'battery care during winter'`,
+        );
+        if (rows[0]?.status === 'done') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const history = ZChatHistoryPage.parse(
+        (
+          await restarted.inject({
+            url: '/api/chat/messages/?limit=5',
+            headers: { cookie: [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+          })
+        ).json(),
+      );
+      const report = history.results.findLast((m) => m.message_type === 'research_report');
+      expect(report && ZResearchReport.parse(JSON.parse(report.raw_text)).query).toBe('battery care during winter');
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it('ends a research visibly failed when it was interrupted too often', async () => {
+    const { userId } = await signedInUser(t);
+    const [row] = await t.database.db.query<{ id: number }>(
+      `INSERT INTO researches (user_id, query, status, attempts, heartbeat_at) VALUES ($1, 'stuck', 'running', 3, now() - interval '1 hour') RETURNING id`,
+      [userId],
+    );
+    const restarted = await buildApp(t.config, { db: t.database.db });
+    try {
+      await restarted.ready();
+      let status = '';
+      for (let i = 0; i < 100 && status !== 'failed'; i++) {
+        const rows = await t.database.db.query<{ status: string; error: string }>(
+          'SELECT status, error FROM researches WHERE id = $1',
+          [row?.id],
+        );
+        status = rows[0]?.status ?? '';
+        if (status === 'failed') expect(rows[0]?.error).toBe(FAILURES.interrupted);
+        else await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(status).toBe('failed');
+    } finally {
+      await restarted.close();
+    }
+  });
+});
