@@ -183,7 +183,7 @@ describe('research from the chat', () => {
     const tab = await chatting(browser);
     tab.say('/research bike lanes');
     const report = await reportOf(tab);
-    expect(report.introduction).toBe('Intro');
+    expect(report.introduction).toBe('Intro.');
     expect(report.report).toBe('Real [1]. Invented.');
     expect(report.sources).toHaveLength(1);
     tab.ws.close();
@@ -401,7 +401,11 @@ describe('a restart in the middle of a research', () => {
   });
 
   it('ends a research visibly failed when it was interrupted too often', async () => {
-    const { userId } = await signedInUser(t);
+    // The first app is closed by now: the user is made in the database.
+    const [user] = await t.database.db.query<{ id: number }>(
+      `INSERT INTO users (email) VALUES ('stuck-' || gen_random_uuid() || '@example.com') RETURNING id`,
+    );
+    const userId = user?.id;
     const [row] = await t.database.db.query<{ id: number }>(
       `INSERT INTO researches (user_id, query, status, attempts, heartbeat_at) VALUES ($1, 'stuck', 'running', 3, now() - interval '1 hour') RETURNING id`,
       [userId],
