@@ -330,6 +330,38 @@ describe('limits and configuration', () => {
     }
   });
 
+  it('retries with backoff while the search provider is down, then fails visibly', async () => {
+    const retrying = await startChatApp(
+      { SEARXNG_URL: search.searxngUrl, FETCH_ALLOW: '127.0.0.1', LOG_LEVEL: 'silent' },
+      { research: { retryBaseMs: 300 } },
+    );
+    scriptModel(retrying.fake);
+    let calls = 0;
+    search.onSearch(() => {
+      calls++;
+      return { status: 503, body: 'maintenance' };
+    });
+    try {
+      const { browser } = await signedInUser(retrying.t);
+      const tab = await connect(retrying.wsBase, browser);
+      await tab.next(type('history'));
+      tab.say('/research anything at all');
+      const note = await tab.next(type('system_message'), 30_000);
+      expect(note.message_type === 'system_message' && note.raw_text).toMatch(
+        /^I could not finish the research on "anything at all"\. The web search failed\./,
+      );
+      const [row] = await retrying.t.database.db.query<{ attempts: number; status: string }>(
+        `SELECT attempts, status FROM researches WHERE query = 'anything at all'`,
+      );
+      // Three runs, each searching once per planned query (the user's words and two more).
+      expect(row).toEqual({ attempts: 3, status: 'failed' });
+      expect(calls).toBe(9);
+      tab.ws.close();
+    } finally {
+      await retrying.close();
+    }
+  });
+
   it('refuses research past the daily limit', async () => {
     const limited = await startChatApp({
       SEARXNG_URL: search.searxngUrl,

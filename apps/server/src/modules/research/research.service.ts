@@ -46,6 +46,7 @@ export const FAILURES = {
   model: 'The assistant model could not be reached to write the report.',
   malformed: 'The assistant model did not write a valid report, even when asked again.',
   interrupted: 'The research was interrupted several times (the server restarted) and was stopped.',
+  tooLong: 'The research took too long and was stopped.',
 };
 
 /** An error a later attempt may not meet (the network, a busy provider). */
@@ -456,6 +457,12 @@ export function createResearchService(deps: ResearchDeps) {
     async run(id: number, signal: AbortSignal): Promise<void> {
       const row = await repo.claim(id, staleSec);
       if (!row) return;
+      // Taken over once too often (each restart or retry is a run): it ends here, visibly.
+      if (row.attempts > MAX_ATTEMPTS) {
+        await fail(id, FAILURES.interrupted);
+        await startNext(row.userId).catch((err) => log.warn({ err }, 'could not start the next research'));
+        return;
+      }
       const beat = setInterval(() => {
         repo.heartbeat(id).catch((err) => log.warn({ err }, 'research heartbeat failed'));
       }, heartbeatMs);
@@ -464,6 +471,10 @@ export function createResearchService(deps: ResearchDeps) {
         await pipeline(row, signal);
       } catch (err) {
         if (signal.aborted) {
+          if ((signal.reason as Error | undefined)?.name === 'JobExpiredError') {
+            await fail(id, FAILURES.tooLong);
+            return;
+          }
           // Shutting down: back in the queue; the next start (or another worker) takes it over.
           await repo.requeue(id);
           next = false;
