@@ -84,3 +84,29 @@ describe('buildPrompt', () => {
     expect(window.at(-1)?.content.startsWith('39 ')).toBe(true);
   });
 });
+
+describe('research in the prompt', () => {
+  it('tells the model about research only when it is available, and shows reports in brief', () => {
+    const report = JSON.stringify({
+      query: 'e-bikes',
+      introduction: 'E-bikes are popular [1].',
+      report: 'x'.repeat(5000),
+      conclusion: 'Ride on.',
+      sources: [{ url: 'https://a.example', title: 'A' }],
+    });
+    const input = {
+      onboarding: false,
+      now: new Date('2026-11-24T08:00:00Z'),
+      timeZone: 'UTC',
+      memories: [],
+      conversation: [
+        { authorType: 'assistant', rawText: report, messageType: 'research_report' },
+        { authorType: 'human', rawText: 'Thanks! And batteries?' },
+      ],
+    };
+    const withResearch = buildPrompt({ ...input, research: true });
+    expect(withResearch[0]?.content).toContain('call the web_research tool');
+    expect(withResearch[1]?.content).toBe('(Web research report on "e-bikes")\n\nE-bikes are popular [1].\n\nRide on.');
+    expect(buildPrompt(input)[0]?.content).not.toContain('web_research');
+  });
+});

@@ -21,8 +21,13 @@ export interface PromptInput {
   timeZone: string;
   memories: MemoryRow[];
   /** Oldest first; the last one is the message being answered. */
-  conversation: Array<{ authorType: string; rawText: string }>;
+  conversation: Array<{ authorType: string; rawText: string; messageType?: string }>;
+  /** Web research is available: the model is told how it starts. */
+  research?: boolean;
 }
+
+const RESEARCH_NOTE =
+  'You can run web research: when the user asks you to research something or look it up online, call the web_research tool with the topic (users can also type /research <topic>). The report arrives in this chat a minute or two later; never invent its findings.';
 
 // Building a formatter costs far more than using one: keep one per time zone.
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -51,6 +56,16 @@ function memoryLines(memories: MemoryRow[]) {
   return lines;
 }
 
+/** A research report as the model reads it in the conversation: what it found, not its JSON. */
+function reportInBrief(raw: string): string {
+  try {
+    const r = JSON.parse(raw) as { query?: string; introduction?: string; conclusion?: string };
+    return [`(Web research report on "${r.query ?? ''}")`, r.introduction, r.conclusion].filter(Boolean).join('\n\n');
+  } catch {
+    return '(A web research report)';
+  }
+}
+
 export function buildPrompt(input: PromptInput): LlmMessage[] {
   const known = memoryLines(input.memories);
   const system = [
@@ -59,6 +74,7 @@ export function buildPrompt(input: PromptInput): LlmMessage[] {
     known.length
       ? `What you know about the user:\n${known.join('\n')}`
       : 'You do not know anything about the user yet.',
+    ...(input.research ? [RESEARCH_NOTE] : []),
   ].join('\n\n');
 
   // The newest messages that fit, kept in order.
@@ -66,9 +82,10 @@ export function buildPrompt(input: PromptInput): LlmMessage[] {
   let used = 0;
   for (const m of [...input.conversation].reverse()) {
     if (m.authorType === 'system') continue;
-    const cost = tokens(m.rawText);
+    const content = m.messageType === 'research_report' ? reportInBrief(m.rawText) : m.rawText;
+    const cost = tokens(content);
     if (window.length && used + cost > BUDGET.conversation) break;
-    window.unshift({ role: m.authorType === 'assistant' ? 'assistant' : 'user', content: m.rawText });
+    window.unshift({ role: m.authorType === 'assistant' ? 'assistant' : 'user', content });
     used += cost;
   }
   return [{ role: 'system', content: system }, ...window];

@@ -309,12 +309,15 @@ export function createChatService(deps: {
     const { core, relevant, recent } = context.selection;
     const known = [...core, ...relevant, ...recent];
     const memories = [...new Map(known.map((m) => [m.id, m])).values()];
+    // Offered only in the chat, and only when a research could start.
+    const tools = channel === 'chat' && research && !research.unavailable() ? [WEB_RESEARCH_TOOL] : [];
     const messages = buildPrompt({
       onboarding: channel === 'onboarding',
       now: clock.now(),
       timeZone: timeZoneOf(memories),
       memories,
       conversation: context.conversation,
+      research: tools.length > 0,
     });
 
     const streamId = randomUUID();
@@ -338,8 +341,6 @@ export function createChatService(deps: {
       });
       shown = visible.length;
     };
-    // Offered only in the chat, and only when a research could start.
-    const tools = channel === 'chat' && research && !research.unavailable() ? [WEB_RESEARCH_TOOL] : [];
     const asked: string[] = [];
     const onToolCall = (call: { name: string; arguments: string }) => {
       if (call.name !== WEB_RESEARCH_TOOL.name) return;
