@@ -1,0 +1,231 @@
+// Web research in Chromium against the real server: /research in the chat, the task notifications
+// while it runs, chatting meanwhile, the cited report in the chat, its own page, and the history list.
+// Search is a local SearXNG-compatible server, pages come from a local site, the model is the fake.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai.ts';
+import { type FakeSearch, fakeResults, startFakeSearch } from '../helpers/fake-search.ts';
+import { type FakeSite, startFakeSite } from '../helpers/fake-site.ts';
+import { launchBrowser, type RunningApp, screenshot, startApp } from './harness.ts';
+
+let app: RunningApp;
+let browser: Browser;
+let fake: FakeOpenAI;
+let search: FakeSearch;
+let site: FakeSite;
+let page: Page;
+let phone: Page;
+let signupLink = '';
+
+const ARTICLES = ['/articles/e-bike-commuting', '/articles/battery-care', '/articles/bike-lanes'];
+/** The page that keeps the research reading while the user chats on. */
+const SLOW_PAGE = '/articles/bike-lanes';
+const SLOW_MS = 15_000;
+const QUERY = 'the best e-bikes for commuting';
+const TITLE = 'The best e-bikes for commuting';
+
+const lastUser = (messages: Array<{ role: string; content: string }>) =>
+  [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+
+beforeAll(async () => {
+  [fake, search, site] = await Promise.all([startFakeOpenAI(), startFakeSearch(), startFakeSite()]);
+  search.onSearch(() => fakeResults(site.origin, ARTICLES));
+  fake.onChat((req) => ({ text: `Here is a quick answer to "${lastUser(req.messages)}".`, chunks: 3, delayMs: 20 }));
+  fake.onJson((req) => {
+    const tool = req.tools?.[0]?.function.name;
+    if (tool === 'plan_research')
+      return { text: JSON.stringify({ queries: ['e-bike commute tips', 'e-bike battery'] }) };
+    if (tool === 'write_report') {
+      // Cites the pages the server says it read, by their numbers and titles in the prompt.
+      const prompt = req.messages.map((m) => m.content).join('\n');
+      const pages = [...prompt.matchAll(/^\[(\d+)\] (.+)\nURL: (.+)$/gm)].map((m) => ({
+        url: m[3] as string,
+        title: m[2] as string,
+      }));
+      return {
+        text: JSON.stringify({
+          introduction: 'E-bikes suit commutes of eight to twenty kilometres each way [1].',
+          body: [
+            '### Choosing the bike',
+            '',
+            'A mid-drive motor climbs steep streets better, while a hub motor is simple and quiet [1].',
+            '',
+            '### Looking after the battery',
+            '',
+            'Keep the pack between 20 and 80 percent and store it indoors in winter [2].',
+            '',
+            '### Where to ride',
+            '',
+            'Protected lanes make everyday riding calmer and safer [3], and a quieter route often beats the fastest one [1, 3].',
+          ].join('\n'),
+          conclusion: 'Pick a comfortable bike with a good battery and plan a calm route [1].',
+          sources: pages,
+        }),
+      };
+    }
+    return { text: '{"operations":[]}' };
+  });
+  [app, browser] = await Promise.all([
+    startApp(
+      {
+        LLM_BASE_URL: fake.baseUrl,
+        LLM_MODEL: 'fake-model',
+        LLM_MAX_RETRIES: '0',
+        SEARXNG_URL: search.searxngUrl,
+        SEARCH_PROVIDERS: 'searxng',
+        FETCH_ALLOW: '127.0.0.1',
+        // Longer than the slow page's stall, which must be read, not given up on.
+        FETCH_TIMEOUT_MS: '60000',
+      },
+      (run) => {
+        signupLink = /Signup link \(shown once\): (\S+)/.exec(run('invite.ts', 'create'))?.[1] ?? '';
+      },
+    ),
+    launchBrowser(),
+  ]);
+  page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  await page.goto(signupLink);
+  await page.getByLabel('Email').fill('ines@example.com');
+  await page.getByLabel('Password', { exact: true }).fill('a long ride along the river');
+  await page.getByLabel('Confirm Password').fill('a long ride along the river');
+  await page.getByRole('button', { name: 'Sign Up' }).click();
+  await page.waitForURL((u) => u.pathname === '/demo-tour');
+  phone = await browser.newPage({ viewport: { width: 360, height: 780 } });
+  await phone.context().addCookies(await page.context().cookies());
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+  await Promise.all([fake?.close(), search?.close(), site?.close()]);
+});
+
+async function openChat(on: Page) {
+  await on.goto(`${app.baseUrl}/chat`);
+  const box = on.getByRole('textbox', { name: 'Message', exact: true });
+  await expect.poll(() => box.isEnabled(), { timeout: 20_000 }).toBe(true);
+  return box;
+}
+
+async function send(on: Page, text: string) {
+  const box = on.getByRole('textbox', { name: 'Message', exact: true });
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+const noSideScroll = (on: Page) =>
+  on.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+
+/** The hrefs of the links in a list of sources. */
+const hrefs = (on: Page, selector: string) =>
+  on.locator(`${selector} a`).evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).href));
+
+const reportMessage = (on: Page) => on.locator('.chat-row-assistant', { has: on.locator('.chat-report') });
+
+let reportPath = '';
+
+describe('web research', () => {
+  it('runs from /research while the user keeps chatting, and the cited report arrives in the chat', {
+    timeout: 180_000,
+  }, async () => {
+    site.setDelay(SLOW_PAGE, SLOW_MS);
+    await openChat(page);
+    await send(page, `/research ${QUERY}`);
+    await page
+      .locator('.chat-row-assistant', { hasText: "I'm researching" })
+      .locator('strong', { hasText: QUERY })
+      .waitFor({ timeout: 20_000 });
+
+    // The newest two steps show in the stack; the slow page holds it at "Reading".
+    const stack = page.getByRole('list', { name: 'Assistant activity' });
+    await stack.getByText('Reading 3 sources…', { exact: true }).waitFor({ timeout: 30_000 });
+    await stack.getByText(`Searching: ${QUERY} · e-bike commute tips · e-bike battery`, { exact: true }).waitFor();
+    await screenshot(page, 'research-running');
+
+    // Chatting goes on meanwhile, and is answered before the report.
+    await send(page, 'Should I ride in the rain?');
+    await page.getByText('Here is a quick answer to "Should I ride in the rain?".').waitFor({ timeout: 20_000 });
+    expect(await page.locator('.chat-report').count()).toBe(0);
+
+    const report = reportMessage(page);
+    await report.getByRole('heading', { name: TITLE }).waitFor({ timeout: SLOW_MS + 30_000 });
+    site.setDelay(SLOW_PAGE, 0);
+    // The report came after the answer to the message sent while it ran.
+    const order = await page
+      .locator('.chat-row')
+      .evaluateAll((rows) => rows.map((r) => (r.querySelector('.chat-report') ? 'report' : (r.textContent ?? ''))));
+    expect(order.findIndex((t) => t.includes('quick answer to "Should I ride'))).toBeLessThan(order.indexOf('report'));
+
+    await report.getByText('E-bikes suit commutes of eight to twenty kilometres each way').waitFor();
+    await report.getByRole('button', { name: 'See the full report' }).click();
+    await report.getByRole('heading', { name: 'Looking after the battery' }).waitFor();
+    const sources = await hrefs(page, '.chat-report-sources');
+    expect(sources).toEqual(ARTICLES.map((p) => site.url(p)));
+    expect(await report.locator('.chat-report-sources a').first().textContent()).toBe(
+      'A practical guide to e-bike commuting',
+    );
+    // [1] in the introduction links to source 1; [2] in the body to source 2.
+    const cite1 = report.locator('.chat-report-intro a.md-cite', { hasText: '1' });
+    expect(await cite1.getAttribute('href')).toBe(site.url(ARTICLES[0] as string));
+    expect(await cite1.getAttribute('target')).toBe('_blank');
+    expect(await report.locator('a.md-cite', { hasText: '2' }).first().getAttribute('href')).toBe(
+      site.url(ARTICLES[1] as string),
+    );
+    expect(await noSideScroll(page)).toBe(true);
+    // The finished stack clears by itself; the picture shows the report's sources and actions.
+    await page.getByRole('list', { name: 'Assistant activity' }).waitFor({ state: 'detached', timeout: 20_000 });
+    await report.getByRole('link', { name: 'Open report' }).scrollIntoViewIfNeeded();
+    await screenshot(page, 'research-chat-report');
+
+    // The same report on a phone, from the history the server keeps.
+    await openChat(phone);
+    const small = reportMessage(phone);
+    await small.getByRole('heading', { name: TITLE }).waitFor({ timeout: 20_000 });
+    await small.getByRole('button', { name: 'See the full report' }).click();
+    await small.getByRole('heading', { name: 'Sources' }).waitFor();
+    await small.getByRole('link', { name: 'Open report' }).scrollIntoViewIfNeeded();
+    expect(await noSideScroll(phone)).toBe(true);
+    await screenshot(phone, 'research-chat-report');
+
+    await report.getByRole('link', { name: 'Open report' }).click();
+    await page.waitForURL((u) => /^\/resources\/research\/\d+$/.test(u.pathname));
+    reportPath = new URL(page.url()).pathname;
+  });
+
+  it("the report's page shows the query, the report with linked citations and its sources", async () => {
+    expect(reportPath).not.toBe('');
+    for (const on of [page, phone]) {
+      if (on === phone) await phone.goto(`${app.baseUrl}${reportPath}`);
+      await on.getByRole('heading', { level: 1, name: 'Web Research Report' }).waitFor({ timeout: 20_000 });
+      await on.locator('.research-query', { hasText: TITLE }).waitFor();
+      await on.getByText('Based on 3 pages Daybook read.').waitFor();
+      await on.getByRole('heading', { name: 'Choosing the bike' }).waitFor();
+      await on.getByText('Protected lanes make everyday riding calmer and safer').waitFor();
+      await on.getByRole('heading', { name: 'Conclusion' }).waitFor();
+      expect(await hrefs(on, '.report-sources')).toEqual(ARTICLES.map((p) => site.url(p)));
+      expect(await on.locator('.report-intro a.md-cite').getAttribute('href')).toBe(site.url(ARTICLES[0] as string));
+      await on.getByRole('button', { name: 'Copy as markdown' }).waitFor();
+      expect(await noSideScroll(on)).toBe(true);
+      await screenshot(on, 'research-detail');
+    }
+  });
+
+  it('the report is in the history on /resources, and opens from there', async () => {
+    for (const on of [page, phone]) {
+      await on.goto(`${app.baseUrl}/chat`);
+      await on.getByRole('button', { name: /^Account menu for / }).click();
+      await on.getByRole('link', { name: 'History' }).click();
+      await on.waitForURL((u) => u.pathname === '/resources');
+      await on.getByRole('heading', { level: 1, name: 'Your Resources' }).waitFor();
+      const item = on.getByRole('article', { name: TITLE });
+      await item.waitFor({ timeout: 20_000 });
+      await item.getByText('Web Research', { exact: true }).waitFor();
+      expect(await on.getByRole('article').count()).toBe(1);
+      expect(await noSideScroll(on)).toBe(true);
+      await screenshot(on, 'research-resources');
+      await item.getByRole('link', { name: 'View Report' }).click();
+      await on.waitForURL((u) => u.pathname === reportPath);
+      await on.locator('.research-query', { hasText: TITLE }).waitFor({ timeout: 20_000 });
+    }
+  });
+});
