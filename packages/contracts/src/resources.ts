@@ -11,7 +11,14 @@ export const RESOURCES_PREVIEW_MAX = 150;
 export const ZResourceType = z.enum(['daily_message', 'research']);
 export type TResourceType = z.infer<typeof ZResourceType>;
 
-const ZCursor = z.iso.datetime({ offset: true, error: "must be a date and time (ISO 8601), e.g. an item's sort_date" });
+const CURSOR_MESSAGE = "must be a date and time (ISO 8601), e.g. an item's sort_date";
+const ZCursor = z.iso
+  .datetime({ offset: true, error: CURSOR_MESSAGE })
+  // Dates the database can hold (year 0000 parses as ISO 8601 but is no PostgreSQL timestamp).
+  .refine((v) => {
+    const year = new Date(v).getUTCFullYear();
+    return year >= 1 && year <= 9999;
+  }, CURSOR_MESSAGE);
 
 /** GET /api/resources/?limit=30&before=<sort_date>|after=<sort_date> */
 export const ZResourcesQuery = z

@@ -97,7 +97,9 @@ export function pgConnection(client: pg.ClientBase): SqlConnection {
 }
 
 async function postgresDriver(url: string): Promise<Driver> {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // UTC sessions: column defaults (CURRENT_TIMESTAMP into `timestamp`) are then written in UTC, as
+  // every read assumes, whatever time zone the server is set to.
+  const pool = new pg.Pool({ connectionString: url, max: 10, options: '-c TimeZone=UTC' });
   // An idle client losing its server must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });

@@ -106,7 +106,9 @@ describe('research in the prompt', () => {
     };
     const withResearch = buildPrompt({ ...input, research: true });
     expect(withResearch[0]?.content).toContain('call the web_research tool');
-    expect(withResearch[1]?.content).toBe('(Web research report on "e-bikes")\n\nE-bikes are popular [1].\n\nRide on.');
+    expect(withResearch[1]?.content).toBe(
+      '(Web research report on "e-bikes", summarising web pages)\n\nE-bikes are popular [1].\n\nRide on.',
+    );
     expect(buildPrompt(input)[0]?.content).not.toContain('web_research');
   });
 });

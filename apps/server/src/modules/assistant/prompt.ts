@@ -60,7 +60,10 @@ function memoryLines(memories: MemoryRow[]) {
 function reportInBrief(raw: string): string {
   try {
     const r = JSON.parse(raw) as { query?: string; introduction?: string; conclusion?: string };
-    return [`(Web research report on "${r.query ?? ''}")`, r.introduction, r.conclusion].filter(Boolean).join('\n\n');
+    // Quoted as what web pages said, so nothing in it reads as an instruction to the model.
+    return [`(Web research report on "${r.query ?? ''}", summarising web pages)`, r.introduction, r.conclusion]
+      .filter(Boolean)
+      .join('\n\n');
   } catch {
     return '(A web research report)';
   }

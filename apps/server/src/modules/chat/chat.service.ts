@@ -42,7 +42,13 @@ export const WEB_RESEARCH_TOOL = {
     'Start a web research on a topic: Daybook searches the web, reads the pages and posts a report with sources in this chat a minute or two later. Use it when the user asks to research, look up or find current information on something.',
   parameters: {
     type: 'object',
-    properties: { query: { type: 'string', description: "The topic, in the user's own words." } },
+    properties: {
+      query: {
+        type: 'string',
+        description:
+          "The topic, in the user's own words. It is sent to a web search engine: add nothing personal (no names, places or other details you know about the user) that the user did not put in the request.",
+      },
+    },
     required: ['query'],
   },
 };
@@ -58,7 +64,9 @@ export interface ResearchPort {
 }
 
 /** The chat's answer when a research was asked for. */
-export function researchStarted(query: string, ahead: number): string {
+export function researchStarted(rawQuery: string, ahead: number): string {
+  // Shown in bold: characters that would end the bold or start other markdown are left out.
+  const query = rawQuery.replace(/[*_`#<>[\]\\]/g, '').trim() || rawQuery;
   if (!ahead) {
     return `I'm researching **${query}** now. The report will appear here in a minute or two; keep chatting meanwhile.`;
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chunkText, selectChunks } from './chunks.ts';
 import { checkCitations, normalizeUrl } from './citations.ts';
+import { withoutLinks } from './research.service.ts';
 
 const pages = [
   { url: 'https://bikes.example/commute', title: 'Commuting by e-bike' },
@@ -70,5 +71,14 @@ describe('chunks', () => {
     // Ranked: page 0's chunks first, page 1's last.
     const chosen = selectChunks(chunks, [0, 1, 2, 3, 4], 1200);
     expect(chosen.map((c) => `${c.page}`)).toEqual(['0', '0', '1']);
+  });
+});
+
+describe('withoutLinks', () => {
+  it('keeps the words of links a page slipped into a report, and drops bare addresses', () => {
+    expect(
+      withoutLinks('Claim your [free prize](https://phish.example/x "t") now ![img](https://x.example/a.png) [2].'),
+    ).toBe('Claim your free prize now img [2].');
+    expect(withoutLinks('Visit https://phish.example/login or <https://x.example>.')).toBe('Visit  or .');
   });
 });

@@ -55,11 +55,47 @@ export function createResearchRepo(prisma: PrismaClient, query: Query) {
       requestMessageId?: number | null;
     }): Promise<ResearchRow> {
       const row = await one(
-        `INSERT INTO researches (user_id, query, origin, request_message_id) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+        `INSERT INTO researches (user_id, query, origin, request_message_id, created_at)
+         VALUES ($1, $2, $3, $4, ${NOW}) RETURNING ${COLUMNS}`,
         [data.userId, data.query, data.origin, data.requestMessageId ?? null],
       );
       if (!row) throw new Error('insert returned no row');
       return row;
+    },
+
+    /**
+     * Creates a research asked for in the chat unless the user already asked for `limit` since
+     * `since`: counted and inserted under the user's advisory lock, so concurrent requests (on
+     * several instances too) never pass the limit together. Null when over it.
+     */
+    async createWithinLimit(
+      data: { userId: number; query: string; requestMessageId?: number | null },
+      limit: number,
+      since: Date,
+    ): Promise<ResearchRow | null> {
+      const id = await prisma.$transaction(async (tx) => {
+        await tx.$queryRawUnsafe(
+          'SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1), $2)',
+          'research',
+          data.userId,
+        );
+        const [count] = await tx.$queryRawUnsafe<{ n: number }[]>(
+          `SELECT count(*)::int AS n FROM researches
+           WHERE user_id = $1 AND origin = 'chat' AND created_at >= ($2::timestamptz AT TIME ZONE 'UTC')`,
+          data.userId,
+          since.toISOString(),
+        );
+        if ((count?.n ?? 0) >= limit) return null;
+        const [row] = await tx.$queryRawUnsafe<{ id: number }[]>(
+          `INSERT INTO researches (user_id, query, origin, request_message_id, created_at)
+           VALUES ($1, $2, 'chat', $3, ${NOW}) RETURNING id`,
+          data.userId,
+          data.query,
+          data.requestMessageId ?? null,
+        );
+        return row?.id ?? null;
+      });
+      return id === null ? null : this.byId(id);
     },
 
     /** The user's research, or null when it is not theirs (or does not exist). */
@@ -71,7 +107,8 @@ export function createResearchRepo(prisma: PrismaClient, query: Query) {
     /** Researches the user asked for since `since` (the daily limit). */
     async countSince(userId: number, since: Date): Promise<number> {
       const [row] = await query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM researches WHERE user_id = $1 AND created_at >= ($2::timestamptz AT TIME ZONE 'UTC')`,
+        `SELECT count(*)::int AS n FROM researches
+         WHERE user_id = $1 AND origin = 'chat' AND created_at >= ($2::timestamptz AT TIME ZONE 'UTC')`,
         [userId, since.toISOString()],
       );
       return row?.n ?? 0;
@@ -106,10 +143,11 @@ export function createResearchRepo(prisma: PrismaClient, query: Query) {
             target.userId,
           );
           const claimed = await tx.$queryRawUnsafe<{ id: number }[]>(
-            `UPDATE researches r SET status = 'running', attempts = attempts + 1,
+            `UPDATE researches r SET status = 'running', attempts = attempts + 1, not_before = NULL,
              started_at = coalesce(started_at, ${NOW}), heartbeat_at = ${NOW}
            WHERE r.id = $1
-             AND (r.status = 'queued' OR (r.status = 'running' AND r.heartbeat_at < ${NOW} - make_interval(secs => $2)))
+             AND ((r.status = 'queued' AND (r.not_before IS NULL OR r.not_before <= ${NOW}))
+               OR (r.status = 'running' AND r.heartbeat_at < ${NOW} - make_interval(secs => $2)))
              AND NOT EXISTS (
                SELECT 1 FROM researches o WHERE o.user_id = r.user_id AND o.id <> r.id AND o.status = 'running'
                  AND o.heartbeat_at >= ${NOW} - make_interval(secs => $2))
@@ -122,16 +160,26 @@ export function createResearchRepo(prisma: PrismaClient, query: Query) {
         .then((claimed) => (claimed ? this.byId(claimed.id) : null));
     },
 
-    /** Marks a running research alive. */
-    async heartbeat(id: number): Promise<void> {
-      await query(`UPDATE researches SET heartbeat_at = ${NOW} WHERE id = $1 AND status = 'running'`, [id]);
+    /**
+     * Marks a running research alive, if it still is this run's: `attempts` names the run. False
+     * when another worker took it over (this one was too slow to mark it) or it ended.
+     */
+    async heartbeat(id: number, attempts: number): Promise<boolean> {
+      const rows = await query(
+        `UPDATE researches SET heartbeat_at = ${NOW} WHERE id = $1 AND status = 'running' AND attempts = $2 RETURNING id`,
+        [id, attempts],
+      );
+      return rows.length > 0;
     },
 
-    /** Back in the queue, for a retry after a failure a retry can help with. */
-    async requeue(id: number): Promise<void> {
-      await query(`UPDATE researches SET status = 'queued', heartbeat_at = NULL WHERE id = $1 AND status = 'running'`, [
-        id,
-      ]);
+    /** Back in the queue: after a shutdown, or for a retry not before `delayMs` from now. */
+    async requeue(id: number, delayMs = 0): Promise<void> {
+      await query(
+        `UPDATE researches SET status = 'queued', heartbeat_at = NULL,
+           not_before = CASE WHEN $2::int > 0 THEN ${NOW} + make_interval(secs => $2::int / 1000.0) END
+         WHERE id = $1 AND status = 'running'`,
+        [id, delayMs],
+      );
     },
 
     async counts(id: number, counts: ResearchCounts): Promise<void> {
@@ -221,10 +269,20 @@ export function createResearchRepo(prisma: PrismaClient, query: Query) {
       query<{ id: number; userId: number }>(
         `SELECT DISTINCT ON (r.user_id) r.id, r.user_id AS "userId" FROM researches r
          WHERE r.status = 'queued' AND r.created_at <= ${NOW} - make_interval(secs => $2)
+           AND (r.not_before IS NULL OR r.not_before <= ${NOW})
            AND NOT EXISTS (SELECT 1 FROM researches o WHERE o.user_id = r.user_id AND o.status = 'running'
              AND o.heartbeat_at >= ${NOW} - make_interval(secs => $1))
          ORDER BY r.user_id, r.id LIMIT 500`,
         [staleSec, olderThanSec],
+      ),
+
+    /** Ended researches asked for in the chat whose outcome was never posted (a crash came between). */
+    undelivered: (olderThanSec: number) =>
+      query<ResearchRow>(
+        `SELECT ${COLUMNS} FROM researches
+         WHERE status IN ('done', 'failed') AND origin = 'chat' AND report_message_id IS NULL
+           AND finished_at < ${NOW} - make_interval(secs => $1) ORDER BY id LIMIT 100`,
+        [olderThanSec],
       ),
 
     /** The user's oldest queued research. */

@@ -20,6 +20,7 @@ CREATE TABLE "researches" (
     "started_at" TIMESTAMP(3),
     "finished_at" TIMESTAMP(3),
     "heartbeat_at" TIMESTAMP(3),
+    "not_before" TIMESTAMP(3),
     "report_message_id" INTEGER,
 
     CONSTRAINT "researches_pkey" PRIMARY KEY ("id")
