@@ -15,7 +15,6 @@ import { HomePage } from '../features/home/HomePage.tsx';
 import { MemoriesPage } from '../features/memories/MemoriesPage.tsx';
 import { NotFoundPage } from '../features/not-found/NotFoundPage.tsx';
 import * as S from '../features/placeholders/screens.tsx';
-import { ResourcesPage } from '../features/resources/ResourcesPage.tsx';
 import { Layout } from './Layout.tsx';
 import { RouteGuard } from './RouteGuard.tsx';
 
@@ -28,6 +27,10 @@ const tour = () => import('../features/tour/TourPage.tsx');
 const GuestTourScreen = lazy(() => tour().then((m) => ({ default: m.GuestTourScreen })));
 const DemoTourScreen = lazy(() => tour().then((m) => ({ default: m.DemoTourScreen })));
 // A report page renders markdown, which the chat loads on demand too.
+// The history pages load when opened: they are not part of the first screen.
+const ResourcesPage = lazy(() =>
+  import('../features/resources/ResourcesPage.tsx').then((m) => ({ default: m.ResourcesPage })),
+);
 const ResearchPage = lazy(() =>
   import('../features/research/ResearchPage.tsx').then((m) => ({ default: m.ResearchPage })),
 );
@@ -58,7 +61,7 @@ export const routes: RouteObject[] = [
       { path: '/demo-tour', element: signedIn(later(<DemoTourScreen />)) },
       { path: '/onboarding', element: signedIn(later(<OnboardingScreen />)) },
       { path: '/memories', element: signedIn(<MemoriesPage />) },
-      { path: '/resources', element: signedIn(<ResourcesPage />) },
+      { path: '/resources', element: signedIn(later(<ResourcesPage />)) },
       { path: '/resources/daily-message/:id', element: signedIn(<S.DailyMessageScreen />) },
       { path: '/resources/research/:id', element: signedIn(later(<ResearchPage />)) },
       { path: '/accounts/3rdparty', element: signedIn(<S.CalendarConnectionsRedirect />) },
