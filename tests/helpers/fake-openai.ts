@@ -39,6 +39,8 @@ export interface Timing {
 export interface FakeOpenAI {
   baseUrl: string;
   requests: CompletionRequest[];
+  /** POST /v1/embeddings requests: the model and the texts. */
+  embeddings: Array<{ model: string; input: string[] }>;
   /** Per request, in the order of `requests`. */
   timings: Timing[];
   /** How chat replies (stream: true) are answered; default: "You said: <last message>". */
@@ -62,6 +64,7 @@ function chunk(model: string, content: string | null, finish: string | null) {
 
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const requests: CompletionRequest[] = [];
+  const embeddings: FakeOpenAI['embeddings'] = [];
   const timings: Timing[] = [];
   let chat: (req: CompletionRequest) => Script = (req) => ({ text: `You said: ${lastUser(req)}`, chunks: 3 });
   let json: (req: CompletionRequest) => Script = () => ({ text: '{"operations":[]}' });
@@ -70,6 +73,30 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   async function answer(req: IncomingMessage, res: ServerResponse) {
     let raw = '';
     for await (const part of req) raw += part;
+    if (req.method === 'POST' && req.url?.endsWith('/embeddings')) {
+      const body = JSON.parse(raw) as { model: string; input: string | string[] };
+      const input = Array.isArray(body.input) ? body.input : [body.input];
+      embeddings.push({ model: body.model, input });
+      // A bag of words hashed into 64 dimensions: texts sharing words point the same way.
+      const vector = (text: string) => {
+        const v = new Array<number>(64).fill(0);
+        for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+          let h = 0;
+          for (const c of word) h = (h * 31 + c.charCodeAt(0)) % 64;
+          v[h] = (v[h] ?? 0) + 1;
+        }
+        return v;
+      };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          object: 'list',
+          model: body.model,
+          data: input.map((text, index) => ({ object: 'embedding', index, embedding: vector(text) })),
+          usage: { prompt_tokens: 1, total_tokens: 1 },
+        }),
+      );
+      return;
+    }
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
       return;
@@ -161,6 +188,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    embeddings,
     timings,
     onChat: (fn) => {
       chat = fn;

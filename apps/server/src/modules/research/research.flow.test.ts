@@ -377,6 +377,32 @@ describe('limits and configuration', () => {
     expect(created.filter(Boolean)).toHaveLength(2);
   });
 
+  it('ranks page passages by embeddings when an embedding model is set', async () => {
+    const embedding = await startChatApp({
+      SEARXNG_URL: search.searxngUrl,
+      FETCH_ALLOW: '127.0.0.1',
+      EMBEDDING_MODEL: 'fake-embed',
+      LOG_LEVEL: 'silent',
+    });
+    scriptModel(embedding.fake);
+    try {
+      const { browser } = await signedInUser(embedding.t);
+      const tab = await connect(embedding.wsBase, browser);
+      await tab.next(type('history'));
+      tab.say('/research e-bike battery care');
+      const report = await reportOf(tab);
+      expect(report.sources.length).toBeGreaterThan(0);
+      // One call for the query and the passages, with the configured model.
+      const [call] = embedding.fake.embeddings;
+      expect(call?.model).toBe('fake-embed');
+      expect(call?.input[0]).toContain('e-bike battery care');
+      expect(call?.input.length).toBeGreaterThan(3);
+      tab.ws.close();
+    } finally {
+      await embedding.close();
+    }
+  });
+
   it('refuses research past the daily limit', async () => {
     const limited = await startChatApp({
       SEARXNG_URL: search.searxngUrl,
