@@ -1,7 +1,8 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTICLES, BOILERPLATE, type FakeSite, startFakeSite } from '../../../../../tests/helpers/fake-site.ts';
 import { renderBigArticle } from '../../../../../tests/helpers/fake-site-pages.ts';
-import { createExtractor, ExtractError, type Extractor } from './extract.ts';
+import { createExtractor, ExtractError, type Extractor, extractTimings } from './extract.ts';
 
 let site: FakeSite;
 let extractor: Extractor;
@@ -119,6 +120,21 @@ describe('extract', () => {
 });
 
 describe('the worker pool', () => {
+  it('tells subscribers how long each page took in its worker', async () => {
+    const seen: Array<{ url: string; ms: number; cpuMs: number }> = [];
+    const listen = (message: unknown) => seen.push(message as (typeof seen)[number]);
+    subscribe(extractTimings.name, listen);
+    try {
+      const article = await page('/articles/sourdough-starter');
+      await extractor.extract(article);
+      expect(seen).toEqual([{ url: article.url, ms: expect.any(Number), cpuMs: expect.any(Number) }]);
+      expect(seen[0]?.ms).toBeGreaterThan(0);
+      if (process.platform === 'linux') expect(seen[0]?.cpuMs).toBeGreaterThan(0);
+    } finally {
+      unsubscribe(extractTimings.name, listen);
+    }
+  });
+
   it('gives up on a stuck page, replaces its worker and goes on with the queue', async () => {
     const pool = createExtractor({ workers: 1, timeoutMs: 1000 });
     try {

@@ -1,9 +1,16 @@
 // Readable markdown from fetched pages. HTML goes to a small pool of worker threads
-// (extract.worker.mjs: defuddle over linkedom, then Readability + Turndown, then the body's text),
-// so parsing a big page never stalls chat; a page that takes too long costs its worker, which is
-// replaced. Plain text passes through.
+// (extract.worker.mjs: Readability + Turndown over linkedom, then defuddle, then the body's text;
+// at the lowest priority on Linux), so parsing a big page never stalls chat; a page that takes too
+// long costs its worker, which is replaced. Plain text passes through.
+import { channel } from 'node:diagnostics_channel';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+
+/**
+ * Published once per page a worker extracted: `{ url, ms, cpuMs }`, its time in the worker and the
+ * worker's CPU time for it (NaN where the OS does not tell). The research bench reads it.
+ */
+export const extractTimings = channel('daybook:research:extract');
 
 export interface ExtractInput {
   body: string;
@@ -97,11 +104,22 @@ export function createExtractor(options: ExtractorOptions = {}): Extractor {
     slots.add(slot);
     worker.on(
       'message',
-      (msg: { ready?: true; id?: number; ok?: boolean; title?: string; markdown?: string; error?: string }) => {
+      (msg: {
+        ready?: true;
+        id?: number;
+        ok?: boolean;
+        title?: string;
+        markdown?: string;
+        error?: string;
+        ms?: number;
+        cpuMs?: number;
+      }) => {
         if (msg.ready) {
           slot.ready = true;
         } else if (slot.task && msg.id === slot.task.id) {
           const task = settle(slot) as Task;
+          if (extractTimings.hasSubscribers)
+            extractTimings.publish({ url: task.input.url, ms: msg.ms, cpuMs: msg.cpuMs });
           if (msg.ok) task.resolve({ title: msg.title ?? '', markdown: msg.markdown ?? '' });
           else task.reject(new ExtractError('failed', `Could not extract ${task.input.url}: ${msg.error}`));
         }

@@ -15,7 +15,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Llm, LlmMessage, LlmUsage } from '../assistant/llm.ts';
 import { modelFailure } from '../assistant/llm.ts';
 import type { ChatMessageRow } from '../chat/chat.repo.ts';
-import { type Chunk, chunkText, selectChunks } from './chunks.ts';
+import { type Chunk, chunkText, rankingCandidates, selectChunks } from './chunks.ts';
 import { checkCitations, normalizeUrl, type ReadPage } from './citations.ts';
 import type { ResearchOrigin, ResearchRepo, ResearchRow } from './research.repo.ts';
 
@@ -280,7 +280,16 @@ export function createResearchService(deps: ResearchDeps) {
         log.warn(modelFailure(err), 'embeddings failed; ranking by full-text search instead');
       }
     }
-    return repo.rankChunks(query, texts);
+    // Full-text ranking of every chunk of long pages is slow (see rankingCandidates): the likely
+    // ones are ranked, the others follow in page order, as chunks that match nothing would.
+    const candidates = rankingCandidates(query, chunks);
+    const order = await repo.rankChunks(
+      query,
+      candidates.map((i) => texts[i] as string),
+    );
+    const ranked = order.map((j) => candidates[j] as number);
+    const seen = new Set(ranked);
+    return [...ranked, ...texts.map((_, i) => i).filter((i) => !seen.has(i))];
   }
 
   async function write(
