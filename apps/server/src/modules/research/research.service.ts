@@ -3,6 +3,8 @@
 // cited report, store it and deliver it. The row in `researches` drives everything; a job only says
 // "run research N", so a job run twice, a crash or a restart never runs one research twice at once,
 // never loses one and never leaves one "running" for ever.
+
+import { setMaxListeners } from 'node:events';
 import {
   RESEARCH_MAX_PAGES,
   RESEARCH_QUERY_MAX,
@@ -501,6 +503,8 @@ export function createResearchService(deps: ResearchDeps) {
           .catch((err) => log.warn({ err }, 'research heartbeat failed'));
       }, heartbeatMs);
       const runSignal = AbortSignal.any([signal, takenOver.signal]);
+      // Every page read, search and model call of the run listens to it: 15 pages are not a leak.
+      setMaxListeners(100, runSignal);
       let next = true;
       try {
         await pipeline(row, runSignal);
