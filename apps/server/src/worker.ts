@@ -2,24 +2,15 @@
 // the web app off, and never listens; web processes beside it run with RUN_WORKERS=false, all on one
 // PostgreSQL. The embedded database belongs to one process, so there `npm start` runs the jobs itself.
 import { buildApp } from './app.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError } from './db/database.ts';
 import { restrictNewFiles } from './lib/private-files.ts';
+import { closeOnSignals, configOrExit } from './lib/process.ts';
 
 async function main() {
   restrictNewFiles();
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const settings = configOrExit();
   // A worker runs jobs whatever RUN_WORKERS says; it serves nothing.
-  config = { ...config, jobs: { runWorkers: true }, web: { ...config.web, serve: false } };
+  const config = { ...settings, jobs: { runWorkers: true }, web: { ...settings.web, serve: false } };
 
   const app = await buildApp(config).catch((err: Error) => {
     const hint =
@@ -30,27 +21,7 @@ async function main() {
     process.exit(1);
   });
 
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info(`${signal} received, closing`);
-    // A stuck close must not keep the process alive forever.
-    const timer = setTimeout(() => {
-      app.log.error('shutdown timed out, exiting');
-      process.exit(1);
-    }, 10_000);
-    timer.unref();
-    try {
-      await app.close();
-      process.exit(0);
-    } catch (err) {
-      app.log.error({ err }, 'error while closing');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  closeOnSignals(app);
 
   try {
     await app.ready();
