@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { buildApp } from '../apps/server/src/app.ts';
 import { loadConfig } from '../apps/server/src/config.ts';
+import { signUpBenchUser } from './lib/bench-users.ts';
 import { scratchDatabase } from './lib/scratch-db.ts';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
@@ -63,36 +64,26 @@ const base = await app.listen({ host: '127.0.0.1', port: 0 });
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
-/** A signed-in user: cookies from a real signup (through inject, one client address each). */
+/** A signed-in user's cookie header, from a real signup. */
 async function newUser(i: number, token: string) {
-  const jar = new Map<string, string>();
-  const keep = (res: { cookies: Array<{ name: string; value: string }> }) => {
-    for (const c of res.cookies) jar.set(c.name, c.value);
-  };
-  const ip = `10.9.${Math.floor(i / 250)}.${(i % 250) + 1}`;
-  keep(await app.inject({ method: 'GET', url: '/_allauth/browser/v1/config', remoteAddress: ip }));
-  const password = 'bench password 123';
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/auth/signup/',
-    remoteAddress: ip,
-    headers: { 'x-csrftoken': jar.get('csrftoken') ?? '', origin: 'http://bench.local' },
-    cookies: Object.fromEntries(jar),
-    payload: { email: `bench-${i}@example.com`, password1: password, password2: password, inviteToken: token },
+  const remoteAddress = `10.9.${Math.floor(i / 250)}.${(i % 250) + 1}`;
+  const origin = 'http://bench.local';
+  const { cookie, csrf } = await signUpBenchUser(app, {
+    token,
+    email: `bench-${i}@example.com`,
+    remoteAddress,
+    origin,
   });
-  if (res.statusCode !== 201) throw new Error(`signup failed: ${res.body}`);
-  keep(res);
   if (process.env.BENCH_LEARN === '0') {
     await app.inject({
       method: 'PATCH',
       url: '/api/users/me/',
-      remoteAddress: ip,
-      headers: { 'x-csrftoken': jar.get('csrftoken') ?? '', origin: 'http://bench.local' },
-      cookies: Object.fromEntries(jar),
+      remoteAddress,
+      headers: { cookie, 'x-csrftoken': csrf, origin },
       payload: { learn_from_chats: false },
     });
   }
-  return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  return cookie;
 }
 
 try {

@@ -8,6 +8,7 @@ import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { buildApp } from '../apps/server/src/app.ts';
 import { loadConfig } from '../apps/server/src/config.ts';
 import { extractTimings } from '../apps/server/src/modules/research/extract.ts';
+import { signUpBenchUser } from './lib/bench-users.ts';
 
 const send = (message: object) => process.send?.(message);
 if (!process.send) throw new Error('run by scripts/bench-research.ts');
@@ -55,26 +56,11 @@ function threadCpuMs() {
   }
 }
 
-/** A signed-in user's cookie header, from a real signup (through inject, one client address each). */
+/** A signed-in user's cookie header, from a real signup. */
 async function newUser(i: number, token: string) {
-  const jar = new Map<string, string>();
-  const keep = (res: { cookies: Array<{ name: string; value: string }> }) => {
-    for (const c of res.cookies) jar.set(c.name, c.value);
-  };
   const remoteAddress = `10.7.${Math.floor(i / 250)}.${(i % 250) + 1}`;
-  keep(await app.inject({ method: 'GET', url: '/_allauth/browser/v1/config', remoteAddress }));
-  const password = 'bench password 123';
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/auth/signup/',
-    remoteAddress,
-    headers: { 'x-csrftoken': jar.get('csrftoken') ?? '', origin: 'http://bench.local' },
-    cookies: Object.fromEntries(jar),
-    payload: { email: `bench-research-${i}@example.com`, password1: password, password2: password, inviteToken: token },
-  });
-  if (res.statusCode !== 201) throw new Error(`signup failed: ${res.body}`);
-  keep(res);
-  return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  const email = `bench-research-${i}@example.com`;
+  return (await signUpBenchUser(app, { token, email, remoteAddress, origin: 'http://bench.local' })).cookie;
 }
 
 process.on('message', async (msg: { type: string; users?: number }) => {

@@ -12,6 +12,7 @@ import { buildApp } from '../apps/server/src/app.ts';
 import { loadConfig } from '../apps/server/src/config.ts';
 import { MEMORY_SELECTION } from '../apps/server/src/modules/assistant/prompt.ts';
 import { selectionQuery } from '../apps/server/src/modules/memories/memories.repo.ts';
+import { signUpBenchUser } from './lib/bench-users.ts';
 import { scratchDatabase } from './lib/scratch-db.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
@@ -49,28 +50,16 @@ async function measure(url: string) {
 
 const ms = (sorted: number[], p: number) => percentile(sorted, p).toFixed(1).padStart(6);
 
-/** A signed-up user's cookie header (the product signup signs in). */
+/** A signed-up user's cookie header (the product signup signs in), with their id. */
 async function newUser(app: Awaited<ReturnType<typeof buildApp>>, token: string, n: number) {
-  const jar = new Map<string, string>();
-  const keep = (res: { cookies: Array<{ name: string; value: string }> }) => {
-    for (const c of res.cookies) jar.set(c.name, c.value);
-  };
-  const remoteAddress = `10.8.0.${n + 1}`;
-  keep(await app.inject({ method: 'GET', url: '/_allauth/browser/v1/config', remoteAddress }));
-  const password = 'bench password 123';
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/auth/signup/',
-    remoteAddress,
-    headers: { 'x-csrftoken': jar.get('csrftoken') ?? '', origin: config.publicUrl },
-    cookies: Object.fromEntries(jar),
-    payload: { email: `bench-flood-${n}@example.com`, password1: password, password2: password, inviteToken: token },
+  const user = await signUpBenchUser(app, {
+    token,
+    email: `bench-flood-${n}@example.com`,
+    remoteAddress: `10.8.0.${n + 1}`,
+    origin: config.publicUrl,
   });
-  if (res.statusCode !== 201) throw new Error(`signup failed: ${res.body}`);
-  keep(res);
-  const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-  const userId = (await app.inject({ method: 'GET', url: '/api/users/me/', headers: { cookie } })).json().id as number;
-  return { cookie, csrf: jar.get('csrftoken') ?? '', userId };
+  const me = await app.inject({ method: 'GET', url: '/api/users/me/', headers: { cookie: user.cookie } });
+  return { ...user, userId: me.json().id as number };
 }
 
 /** Another user's Memories page, timed while `flood` runs (or alone), one request at a time. */
