@@ -3,7 +3,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
-import { launchBrowser, type RunningApp, screenshot, startApp } from './harness.ts';
+import { createInviteLink, launchBrowser, type RunningApp, screenshot, startApp } from './harness.ts';
 
 let smtp: TestSmtp;
 let app: RunningApp;
@@ -19,8 +19,7 @@ beforeAll(async () => {
   smtp = await startSmtp();
   [app, browser] = await Promise.all([
     startApp({ SMTP_URL: smtp.url, MAIL_FROM: 'Daybook <hello@daybook.test>' }, (run) => {
-      const out = run('invite.ts', 'create', '--uses', '2', '--expires', '7d');
-      signupLink = /Signup link \(shown once\): (\S+)/.exec(out)?.[1] ?? '';
+      signupLink = createInviteLink(run, '--uses', '2', '--expires', '7d');
     }),
     launchBrowser(),
   ]);

@@ -3,7 +3,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai.ts';
-import { launchBrowser, type RunningApp, screenshot, startApp } from './harness.ts';
+import { createInviteLink, launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 let app: RunningApp;
 let browser: Browser;
@@ -56,17 +56,12 @@ beforeAll(async () => {
   );
   [app, browser] = await Promise.all([
     startApp({ LLM_BASE_URL: fake.baseUrl, LLM_MODEL: 'fake-model', LLM_MAX_RETRIES: '0' }, (run) => {
-      signupLink = /Signup link \(shown once\): (\S+)/.exec(run('invite.ts', 'create'))?.[1] ?? '';
+      signupLink = createInviteLink(run);
     }),
     launchBrowser(),
   ]);
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-  await page.goto(signupLink);
-  await page.getByLabel('Email').fill('leo@example.com');
-  await page.getByLabel('Password', { exact: true }).fill('sunny side of life');
-  await page.getByLabel('Confirm Password').fill('sunny side of life');
-  await page.getByRole('button', { name: 'Sign Up' }).click();
-  await page.waitForURL((u) => u.pathname === '/demo-tour');
+  await signUpInBrowser(page, signupLink, 'leo@example.com', 'sunny side of life');
   phone = await browser.newPage({ viewport: { width: 360, height: 780 } });
   await phone.context().addCookies(await page.context().cookies());
 });

@@ -143,3 +143,20 @@ export async function screenshot(page: Page, name: string) {
     animations: 'disabled',
   });
 }
+
+/** Creates an invite with the operator command (`invite.ts create ...args`) and returns its signup link. */
+export function createInviteLink(run: RunCommand, ...args: string[]): string {
+  const link = /Signup link \(shown once\): (\S+)/.exec(run('invite.ts', 'create', ...args))?.[1];
+  if (!link) throw new Error('invite.ts printed no signup link');
+  return link;
+}
+
+/** Signs up on the signup page an invite link opens; a new account lands on the demo tour, signed in. */
+export async function signUpInBrowser(page: Page, signupLink: string, email: string, password: string) {
+  await page.goto(signupLink);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByLabel('Confirm Password').fill(password);
+  await page.getByRole('button', { name: 'Sign Up' }).click();
+  await page.waitForURL((u) => u.pathname === '/demo-tour');
+}

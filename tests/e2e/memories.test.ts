@@ -2,7 +2,7 @@
 // rule, paging past 30, and the error banner when the server goes away.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type RunningApp, screenshot, startApp } from './harness.ts';
+import { createInviteLink, launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 let app: RunningApp;
 let browser: Browser;
@@ -12,18 +12,13 @@ let signupLink = '';
 beforeAll(async () => {
   [app, browser] = await Promise.all([
     startApp({}, (run) => {
-      signupLink = /Signup link \(shown once\): (\S+)/.exec(run('invite.ts', 'create'))?.[1] ?? '';
+      signupLink = createInviteLink(run);
     }),
     launchBrowser(),
   ]);
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   // A new account: signing up starts its first session.
-  await page.goto(signupLink);
-  await page.getByLabel('Email').fill('maya@example.com');
-  await page.getByLabel('Password', { exact: true }).fill('a quiet morning walk');
-  await page.getByLabel('Confirm Password').fill('a quiet morning walk');
-  await page.getByRole('button', { name: 'Sign Up' }).click();
-  await page.waitForURL((u) => u.pathname === '/demo-tour');
+  await signUpInBrowser(page, signupLink, 'maya@example.com', 'a quiet morning walk');
 });
 
 afterAll(async () => {

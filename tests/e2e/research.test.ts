@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { type FakeSearch, fakeResults, startFakeSearch } from '../helpers/fake-search.ts';
 import { type FakeSite, startFakeSite } from '../helpers/fake-site.ts';
-import { launchBrowser, type RunningApp, screenshot, startApp } from './harness.ts';
+import { createInviteLink, launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 let app: RunningApp;
 let browser: Browser;
@@ -78,18 +78,13 @@ beforeAll(async () => {
         FETCH_TIMEOUT_MS: '60000',
       },
       (run) => {
-        signupLink = /Signup link \(shown once\): (\S+)/.exec(run('invite.ts', 'create'))?.[1] ?? '';
+        signupLink = createInviteLink(run);
       },
     ),
     launchBrowser(),
   ]);
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-  await page.goto(signupLink);
-  await page.getByLabel('Email').fill('ines@example.com');
-  await page.getByLabel('Password', { exact: true }).fill('a long ride along the river');
-  await page.getByLabel('Confirm Password').fill('a long ride along the river');
-  await page.getByRole('button', { name: 'Sign Up' }).click();
-  await page.waitForURL((u) => u.pathname === '/demo-tour');
+  await signUpInBrowser(page, signupLink, 'ines@example.com', 'a long ride along the river');
   phone = await browser.newPage({ viewport: { width: 360, height: 780 } });
   await phone.context().addCookies(await page.context().cookies());
 });

@@ -2,7 +2,7 @@
 // and a new user's tour after signup, skipped or played to Start Onboarding. The tour clock runs 50x faster.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type RunningApp, screenshot, startApp } from './harness.ts';
+import { createInviteLink, launchBrowser, type RunningApp, screenshot, startApp } from './harness.ts';
 
 const STAGES = ['welcome', 'daily_insight', 'research', 'wrap_up'];
 const DESKTOP = { width: 1280, height: 860 };
@@ -16,7 +16,7 @@ const errors: string[] = [];
 beforeAll(async () => {
   [app, browser] = await Promise.all([
     startApp({}, (run) => {
-      signupLink = /Signup link \(shown once\): (\S+)/.exec(run('invite.ts', 'create'))?.[1] ?? '';
+      signupLink = createInviteLink(run);
     }),
     launchBrowser(),
   ]);
