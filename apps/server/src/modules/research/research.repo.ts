@@ -45,6 +45,12 @@ const NOW = `(now() AT TIME ZONE 'UTC')`;
 const CHAT_COLUMNS = `id, user_id AS "userId", channel, author_type AS "authorType", message_type AS "messageType",
   raw_text AS "rawText", url, created_at AS "createdAt", reply_to_id AS "replyToId"`;
 
+type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
+
+/** Holds the user's research lock until the transaction ends: their claims and requests take turns. */
+const lockUser = (tx: Tx, userId: number) =>
+  tx.$queryRawUnsafe('SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1), $2)', 'research', userId);
+
 export function createResearchRepo(prisma: PrismaClient, query: Query) {
   const one = async (text: string, params: unknown[]) => (await query<ResearchRow>(text, params))[0] ?? null;
   return {
@@ -74,11 +80,7 @@ export function createResearchRepo(prisma: PrismaClient, query: Query) {
       since: Date,
     ): Promise<ResearchRow | null> {
       const id = await prisma.$transaction(async (tx) => {
-        await tx.$queryRawUnsafe(
-          'SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1), $2)',
-          'research',
-          data.userId,
-        );
+        await lockUser(tx, data.userId);
         const [count] = await tx.$queryRawUnsafe<{ n: number }[]>(
           `SELECT count(*)::int AS n FROM researches
            WHERE user_id = $1 AND origin = 'chat' AND created_at >= ($2::timestamptz AT TIME ZONE 'UTC')`,
@@ -104,16 +106,6 @@ export function createResearchRepo(prisma: PrismaClient, query: Query) {
 
     byId: (id: number) => one(`SELECT ${COLUMNS} FROM researches WHERE id = $1`, [id]),
 
-    /** Researches the user asked for since `since` (the daily limit). */
-    async countSince(userId: number, since: Date): Promise<number> {
-      const [row] = await query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM researches
-         WHERE user_id = $1 AND origin = 'chat' AND created_at >= ($2::timestamptz AT TIME ZONE 'UTC')`,
-        [userId, since.toISOString()],
-      );
-      return row?.n ?? 0;
-    },
-
     /** The user's researches that come before this one (running, or queued earlier). */
     async ahead(userId: number, id: number): Promise<number> {
       const [row] = await query<{ n: number }>(
@@ -137,11 +129,7 @@ export function createResearchRepo(prisma: PrismaClient, query: Query) {
             id,
           );
           if (!target) return null;
-          await tx.$queryRawUnsafe(
-            'SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1), $2)',
-            'research',
-            target.userId,
-          );
+          await lockUser(tx, target.userId);
           const claimed = await tx.$queryRawUnsafe<{ id: number }[]>(
             `UPDATE researches r SET status = 'running', attempts = attempts + 1, not_before = NULL,
              started_at = coalesce(started_at, ${NOW}), heartbeat_at = ${NOW}
