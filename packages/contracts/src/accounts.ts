@@ -1,6 +1,7 @@
 // The account API at /_allauth/browser/v1 (django-allauth headless wire format) and the product's
 // account calls under /api/. The server validates requests with these; the web parses responses.
 import { z } from 'zod';
+import { ZAllauthProvider } from './calendar.ts';
 
 export const PASSWORD_MIN_LENGTH = 8;
 
@@ -65,9 +66,7 @@ export const ZConfigResponse = z.object({
       password_reset_by_code_enabled: z.boolean(),
       authentication_method: z.string(),
     }),
-    socialaccount: z.object({
-      providers: z.array(z.object({ id: z.string(), name: z.string(), flows: z.array(z.string()) })),
-    }),
+    socialaccount: z.object({ providers: z.array(ZAllauthProvider) }),
   }),
   meta: z.object({ csrf_token: z.string() }).optional(),
 });

@@ -1,4 +1,5 @@
 export * from './accounts.ts';
+export * from './calendar.ts';
 export * from './chat.ts';
 export * from './common.ts';
 export * from './health.ts';
