@@ -6,6 +6,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { createSafeFetch } from './lib/safe-fetch.ts';
+import { createSecretBox } from './lib/secret-box.ts';
 import { createSigner, loadSecretKey } from './lib/signing.ts';
 import { createAccountsRepo } from './modules/accounts/accounts.repo.ts';
 import { type AccountsService, createAccountsService } from './modules/accounts/accounts.service.ts';
@@ -15,6 +16,10 @@ import { createRateLimiter } from './modules/accounts/rate-limit.ts';
 import { createSessionsService } from './modules/accounts/sessions.service.ts';
 import { createLearningService } from './modules/assistant/learning.service.ts';
 import { createLlm, type Llm } from './modules/assistant/llm.ts';
+import { createCalendarRepo } from './modules/calendar/calendar.repo.ts';
+import calendarRoutes from './modules/calendar/calendar.routes.ts';
+import { createCalendarService } from './modules/calendar/calendar.service.ts';
+import type { CalendarService, OAuthEndpoints, OAuthProviderId } from './modules/calendar/calendar.types.ts';
 import { type ChatHub, createChatHub } from './modules/chat/chat.hub.ts';
 import { createChatRepo } from './modules/chat/chat.repo.ts';
 import chatRoutes, { socketErrorHandler } from './modules/chat/chat.routes.ts';
@@ -50,6 +55,7 @@ import webApp from './plugins/web-app.ts';
 declare module 'fastify' {
   interface FastifyInstance {
     accounts: AccountsService;
+    calendar: CalendarService;
     invites: InvitesService;
     jobs: Jobs;
   }
@@ -90,7 +96,12 @@ export interface AppDeps {
   >;
   /** Research timing (tests use short ones). */
   research?: { staleSec?: number; heartbeatMs?: number; retryBaseMs?: number; sweepMs?: number };
+  /** Calendar providers' endpoints (tests: local fakes) and how long events are reused. */
+  calendar?: { endpoints?: Partial<Record<OAuthProviderId, OAuthEndpoints>>; cacheMs?: number };
 }
+
+/** ICS calendars can be much larger than a web page. */
+const ICS_MAX_BYTES = 10 * 1024 * 1024;
 
 /** The research job carries only the research's id; the row says what to do. */
 const RESEARCH_QUEUE = 'research';
@@ -214,9 +225,27 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     secureCookies,
   });
 
+  const calendar = createCalendarService({
+    repo: createCalendarRepo(prisma),
+    box: createSecretBox([secret.key], 'calendar connections'),
+    clock,
+    log: app.log.child({ module: 'calendar' }),
+    publicUrl: config.publicUrl,
+    clients: config.calendar,
+    endpoints: deps.calendar?.endpoints,
+    cacheMs: deps.calendar?.cacheMs,
+    safeFetch: createSafeFetch({ ...config.fetch, maxBytes: Math.max(config.fetch.maxBytes, ICS_MAX_BYTES) }),
+  });
+  app.decorate('calendar', calendar);
+
   await app.register(healthRoutes);
   await app.register(siteRoutes, { config });
-  await app.register(allauthRoutes, { prefix: '/_allauth/browser/v1', accounts });
+  await app.register(allauthRoutes, {
+    prefix: '/_allauth/browser/v1',
+    accounts,
+    calendar,
+    publicUrl: config.publicUrl,
+  });
   await app.register(productAuthRoutes, { accounts });
   const hub = createChatHub();
   // Signing out (or a password reset or change) closes the chat sockets of the sessions it ended.
@@ -239,6 +268,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
   const chat = createChatService({
     research,
+    calendar,
     repo: createChatRepo(prisma, app.db.query),
     hub,
     llm,
@@ -260,7 +290,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     allowedOrigins: new Set([new URL(config.publicUrl).origin, ...config.csrfTrustedOrigins]),
     maxConnections: config.chat.maxConnections,
   });
-  await app.register(connectionsRoutes);
+  await app.register(calendarRoutes, { calendar });
+  await app.register(connectionsRoutes, { calendar });
 
   await app.register(webApp, config.web);
   return app;

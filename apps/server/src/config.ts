@@ -116,6 +116,16 @@ const EnvSchema = z.object({
   // Background jobs (research now, daily messages later). Off: this process serves web requests
   // only and another one (npm run worker) runs the jobs.
   RUN_WORKERS: flag.default(true),
+  // Calendar providers, each enabled by its OAuth client (README: "Calendar connections").
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+  MICROSOFT_CLIENT_ID: z.string().min(1).optional(),
+  MICROSOFT_CLIENT_SECRET: z.string().min(1).optional(),
+  // Entra ID tenant: common (work, school and personal accounts), organizations, consumers, or a tenant id.
+  MICROSOFT_TENANT: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]{1,100}$/, 'must be common, organizations, consumers or a tenant id')
+    .default('common'),
   SEARXNG_URL: url.optional(),
   BRAVE_API_KEY: z.string().min(1).optional(),
   BRAVE_API_URL: url.default('https://api.search.brave.com/res/v1/web/search'),
@@ -249,6 +259,11 @@ export interface Config {
   csrfTrustedOrigins: string[];
   /** Whether this process runs the job workers (npm start: yes; a web-only process: no). */
   jobs: { runWorkers: boolean };
+  /** Calendar OAuth clients; a provider is enabled when both its id and secret are set. */
+  calendar: {
+    google?: { clientId: string; clientSecret: string };
+    microsoft?: { clientId: string; clientSecret: string; tenant: string };
+  };
   /** Search providers: those configured, tried in `order` until one answers. */
   search: {
     searxngUrl?: string;
@@ -300,6 +315,17 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     );
   }
   const e = parsed.data;
+  // Half a client would leave a provider silently off.
+  const halves = [
+    ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET'],
+    ['MICROSOFT_CLIENT_ID', 'MICROSOFT_CLIENT_SECRET'],
+  ] as const;
+  const missing = halves.flatMap(([id, secret]) =>
+    Boolean(e[id]) === Boolean(e[secret])
+      ? []
+      : [`${e[id] ? secret : id}: must be set together with ${e[id] ? id : secret}`],
+  );
+  if (missing.length) throw new ConfigError(missing);
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     env: e.NODE_ENV,
@@ -327,6 +353,16 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     chat: { maxConnections: e.CHAT_MAX_CONNECTIONS, pingIntervalMs: e.CHAT_PING_INTERVAL_MS },
     csrfTrustedOrigins: e.CSRF_TRUSTED_ORIGINS.map((o) => new URL(o).origin),
     jobs: { runWorkers: e.RUN_WORKERS },
+    calendar: {
+      google:
+        e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET
+          ? { clientId: e.GOOGLE_CLIENT_ID, clientSecret: e.GOOGLE_CLIENT_SECRET }
+          : undefined,
+      microsoft:
+        e.MICROSOFT_CLIENT_ID && e.MICROSOFT_CLIENT_SECRET
+          ? { clientId: e.MICROSOFT_CLIENT_ID, clientSecret: e.MICROSOFT_CLIENT_SECRET, tenant: e.MICROSOFT_TENANT }
+          : undefined,
+    },
     search: {
       searxngUrl: e.SEARXNG_URL,
       braveApiKey: e.BRAVE_API_KEY,

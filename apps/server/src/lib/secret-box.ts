@@ -20,6 +20,8 @@ export interface SecretBox {
   open(sealed: string): string;
   sealJson(value: unknown): string;
   openJson<T>(sealed: string): T;
+  /** A keyed digest (hex): the same text gives the same digest, and nothing about the text shows. */
+  digest(text: string): string;
 }
 
 interface Key {
@@ -72,6 +74,7 @@ export function createSecretBox(secrets: string[], purpose: string): SecretBox {
     },
     sealJson: (value) => box.seal(JSON.stringify(value)),
     openJson: <T>(sealed: string) => JSON.parse(box.open(sealed)) as T,
+    digest: (text) => createHmac('sha256', current.bytes).update(text).digest('hex'),
   };
   return box;
 }

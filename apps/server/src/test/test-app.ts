@@ -18,7 +18,7 @@ export interface TestApp {
 export const TEST_SECRET = 'test-secret-key-0123456789-abcdefghijklmnop';
 
 /** What tests may set of the app's dependencies. */
-export type TestAppDeps = Pick<AppDeps, 'clock' | 'jobs' | 'research'>;
+export type TestAppDeps = Pick<AppDeps, 'clock' | 'jobs' | 'research' | 'calendar'>;
 
 export async function createTestApp(env: Record<string, string> = {}, deps: TestAppDeps = {}): Promise<TestApp> {
   const smtp = await startSmtp();

@@ -1,11 +1,13 @@
 // django-allauth's headless browser API (/_allauth/browser/v1), wire-compatible: same paths,
 // envelope, status codes and error codes, as described in shared/reference/allauth/.
-import type { TFlow } from '@daybook/contracts';
+import type { TAllauthProvider, TFlow, TProviderAccount } from '@daybook/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/errors.ts';
 import { localPath } from '../../lib/redirect.ts';
 import { CsrfError, rotateCsrf } from '../../plugins/csrf.ts';
 import { endSession, saveSession, startSession } from '../../plugins/session.ts';
+import { PROVIDER_NAMES } from '../calendar/calendar.service.ts';
+import { CalendarError, type CalendarService } from '../calendar/calendar.types.ts';
 import { AccountError, formError, MESSAGES, required } from './account-error.ts';
 import type { UserRow } from './accounts.repo.ts';
 import type { AccountsService } from './accounts.service.ts';
@@ -46,7 +48,13 @@ function envelope(
   return reply.status(status).header('Cache-Control', NEVER_CACHE).send(out);
 }
 
-export default async function allauthRoutes(app: FastifyInstance, { accounts }: { accounts: AccountsService }) {
+/** Where a connected calendar's page is, when a client gives no callback_url. */
+const CONNECTIONS_PAGE = '/accounts/3rdparty/';
+
+export default async function allauthRoutes(
+  app: FastifyInstance,
+  { accounts, calendar, publicUrl }: { accounts: AccountsService; calendar: CalendarService; publicUrl: string },
+) {
   const ctx = (request: FastifyRequest) => ({ ip: request.ip });
   const nowSec = () => Date.now() / 1000;
 
@@ -110,7 +118,7 @@ export default async function allauthRoutes(app: FastifyInstance, { accounts }: 
           password_reset_by_code_enabled: false,
           authentication_method: 'email',
         },
-        socialaccount: { providers: [] },
+        socialaccount: { providers: enabledProviders() },
       },
       meta: { csrf_token: request.csrfSecret },
     }),
@@ -233,39 +241,96 @@ export default async function allauthRoutes(app: FastifyInstance, { accounts }: 
     envelope(reply, 200, { data: await accounts.removeEmail(requireUser(request), body(request).email) }),
   );
 
-  // ---- third-party accounts: none can be connected yet (calendar providers come later) ----
+  // ---- third-party accounts: the user's calendar connections ----
+  // Sign-in with a provider is not part of Daybook: providers connect calendars (process=connect),
+  // so no provider_redirect flow is listed among the sign-in flows.
+  function enabledProviders(): TAllauthProvider[] {
+    return calendar
+      .providers()
+      .map((p) => ({ id: p.id, name: p.name, flows: ['provider_redirect'], client_id: p.clientId }));
+  }
+
+  async function providerAccounts(userId: number): Promise<TProviderAccount[]> {
+    const enabled = new Map(enabledProviders().map((p) => [p.id, p]));
+    return (await calendar.accounts(userId)).map((c) => ({
+      uid: c.uid,
+      display: c.display,
+      provider: enabled.get(c.provider) ?? { id: c.provider, name: PROVIDER_NAMES[c.provider], flows: [] },
+    }));
+  }
+
   app.get('/account/providers', async (request, reply) => {
-    requireUser(request);
-    return envelope(reply, 200, { data: [] });
+    const user = requireUser(request);
+    return envelope(reply, 200, { data: await providerAccounts(user.id) });
   });
 
-  const disconnect = async (request: FastifyRequest, _reply: FastifyReply) => {
-    requireUser(request);
+  const disconnect = async (request: FastifyRequest, reply: FastifyReply) => {
+    const user = requireUser(request);
     const b = body(request);
     const errors = [];
     if (request.method === 'DELETE' && (typeof b.provider !== 'string' || !b.provider))
       errors.push(required('provider'));
     if (typeof b.account !== 'string' || !b.account) errors.push(required('account'));
     if (errors.length) throw new AccountError(400, errors);
-    throw formError('account_not_found', MESSAGES.accountNotFound);
+    const account = b.account as string;
+    const accounts = await providerAccounts(user.id);
+    // The spec's POST form names only the account; allauth's DELETE names its provider too.
+    const match = accounts.find(
+      (a) => a.uid === account && (typeof b.provider !== 'string' || a.provider.id === b.provider),
+    );
+    if (!match || !(await calendar.disconnectAccount(user.id, match.provider.id, match.uid)))
+      throw formError('account_not_found', MESSAGES.accountNotFound);
+    return envelope(reply, 200, { data: await providerAccounts(user.id) });
   };
   app.delete('/account/providers', disconnect);
   app.post('/account/providers/disconnect', disconnect);
 
-  app.post('/socialaccount/providers/connect', async (request) => {
-    requireUser(request);
-    const provider = body(request).provider;
+  /** A callback_url as a path on this site: a local path, or a full URL of this site. */
+  function callbackPath(value: unknown): string {
+    if (typeof value === 'string' && value.startsWith(`${publicUrl}/`))
+      return localPath(value.slice(publicUrl.length), CONNECTIONS_PAGE);
+    return localPath(value, CONNECTIONS_PAGE);
+  }
+
+  // The spec's JSON call: answers the provider's consent address for the client to open.
+  app.post('/socialaccount/providers/connect', async (request, reply) => {
+    const user = requireUser(request);
+    const b = body(request);
+    const provider = b.provider;
     if (typeof provider !== 'string' || !provider) throw new AccountError(400, [required('provider')]);
-    throw new AccountError(400, [{ code: 'unknown_provider', message: MESSAGES.unknownProvider, param: 'provider' }]);
+    try {
+      const url = await calendar.startConnect(user.id, provider, callbackPath(b.callback_url));
+      return envelope(reply, 200, { data: { url } });
+    } catch (err) {
+      if (err instanceof CalendarError && err.code === 'unknown_provider')
+        throw new AccountError(400, [
+          { code: 'unknown_provider', message: MESSAGES.unknownProvider, param: 'provider' },
+        ]);
+      if (err instanceof CalendarError) throw formError(err.code, err.message);
+      throw err;
+    }
   });
 
   // A form post: answers with redirects, never JSON, as allauth does in headless-only mode.
   app.post('/auth/provider/redirect', async (request, reply) => {
     const b = body(request);
-    const process = b.process === 'connect' ? 'connect' : 'login';
-    const target = new URL(localPath(b.callback_url), 'http://x');
-    target.searchParams.set('error', 'unknown');
-    target.searchParams.set('error_process', process);
-    return reply.redirect(target.pathname + target.search, 302);
+    const callback = callbackPath(b.callback_url);
+    const failed = (error: string, process: string) => {
+      const target = new URL(callback, 'http://x');
+      target.searchParams.set('error', error);
+      target.searchParams.set('error_process', process);
+      return reply.header('Cache-Control', NEVER_CACHE).redirect(target.pathname + target.search, 302);
+    };
+    // Only connecting a calendar is supported; signing in with a provider is not.
+    if (b.process !== 'connect') return failed('unknown', 'login');
+    if (!request.user) return failed('unknown', 'connect');
+    const provider = typeof b.provider === 'string' ? b.provider : '';
+    try {
+      const url = await calendar.startConnect(request.user.id, provider, callback);
+      return reply.header('Cache-Control', NEVER_CACHE).redirect(url, 302);
+    } catch (err) {
+      if (err instanceof CalendarError) return failed(err.code === 'too_many' ? 'too_many' : 'unknown', 'connect');
+      throw err;
+    }
   });
 }

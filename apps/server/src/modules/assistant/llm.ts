@@ -8,6 +8,19 @@ export interface LlmMessage {
   content: string;
 }
 
+/** A tool call the model made, as it goes back to the model with the tool's result. */
+export interface LlmToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** The conversation of an answer that used tools: the model's calls, then each result. */
+export type LlmTurnMessage =
+  | LlmMessage
+  | { role: 'assistant'; content: string | null; tool_calls: LlmToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
 export interface LlmTool {
   name: string;
   description: string;
@@ -24,13 +37,13 @@ export interface StreamOptions {
   /** Tools the model may call while it answers; models that cannot call tools answer without them. */
   tools?: LlmTool[];
   /** Each tool call of the answer, once it is complete. */
-  onToolCall?: (call: { name: string; arguments: string }) => void;
+  onToolCall?: (call: LlmToolCall) => void;
 }
 
 export interface Llm {
   model: string;
   /** The reply, piece by piece, as the model generates it. */
-  stream(messages: LlmMessage[], signal?: AbortSignal, options?: StreamOptions): AsyncIterable<string>;
+  stream(messages: LlmTurnMessage[], signal?: AbortSignal, options?: StreamOptions): AsyncIterable<string>;
   /**
    * Makes the model call the one tool `name` and returns the arguments it passed (JSON text). A model
    * that answers in prose instead gets that text back, for the caller's tolerant parsing.
@@ -50,6 +63,21 @@ const refusesTools = (err: unknown) => {
   const e = err as { status?: number; message?: string };
   return e?.status === 400 && /tool/i.test(String(e.message ?? ''));
 };
+
+function toOpenAI(m: LlmTurnMessage): OpenAI.Chat.Completions.ChatCompletionMessageParam {
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.tool_call_id, content: m.content };
+  if ('tool_calls' in m)
+    return {
+      role: 'assistant',
+      content: m.content,
+      tool_calls: m.tool_calls.map((c) => ({
+        id: c.id,
+        type: 'function' as const,
+        function: { name: c.name, arguments: c.arguments },
+      })),
+    };
+  return m;
+}
 
 export function createLlm(config: Config['llm'], embeddingModel?: string): Llm | null {
   if (!config.model) return null;
@@ -72,7 +100,7 @@ export function createLlm(config: Config['llm'], embeddingModel?: string): Llm |
         client.chat.completions.create(
           {
             model,
-            messages,
+            messages: messages.map(toOpenAI),
             stream: true,
             ...(withTools ? { tools: tools.map((fn) => ({ type: 'function' as const, function: fn })) } : {}),
           },
@@ -98,13 +126,14 @@ export function createLlm(config: Config['llm'], embeddingModel?: string): Llm |
       };
       watch();
       // Tool calls arrive in pieces, by index: name first, then the arguments bit by bit.
-      const calls = new Map<number, { name: string; arguments: string }>();
+      const calls = new Map<number, LlmToolCall>();
       try {
         for await (const chunk of stream) {
           watch();
           const delta = chunk.choices[0]?.delta;
           for (const piece of delta?.tool_calls ?? []) {
-            const call = calls.get(piece.index) ?? { name: '', arguments: '' };
+            const call = calls.get(piece.index) ?? { id: '', name: '', arguments: '' };
+            call.id ||= piece.id ?? '';
             call.name += piece.function?.name ?? '';
             call.arguments += piece.function?.arguments ?? '';
             calls.set(piece.index, call);
@@ -116,7 +145,8 @@ export function createLlm(config: Config['llm'], embeddingModel?: string): Llm |
         clearTimeout(timer);
       }
       if (idle) throw new Error(`the model sent nothing for ${config.timeoutMs} ms`);
-      for (const call of calls.values()) if (call.name) options.onToolCall?.(call);
+      for (const [index, call] of calls)
+        if (call.name) options.onToolCall?.({ ...call, id: call.id || `call_${index}` });
     },
     ...(embeddingModel
       ? {

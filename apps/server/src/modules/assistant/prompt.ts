@@ -24,7 +24,12 @@ export interface PromptInput {
   conversation: Array<{ authorType: string; rawText: string; messageType?: string }>;
   /** Web research is available: the model is told how it starts. */
   research?: boolean;
+  /** The calendar_events tool is offered. */
+  calendar?: boolean;
 }
+
+const CALENDAR_NOTE =
+  "You can read the user's connected calendars: when they ask what is on their calendar, whether they are free, or when something is, call the calendar_events tool (a date, or none for today) and answer from what it returns. Never invent events.";
 
 const RESEARCH_NOTE =
   'You can run web research: when the user asks you to research something or look it up online, call the web_research tool with the topic (users can also type /research <topic>). The report arrives in this chat a minute or two later; never invent its findings.';
@@ -78,6 +83,7 @@ export function buildPrompt(input: PromptInput): LlmMessage[] {
       ? `What you know about the user:\n${known.join('\n')}`
       : 'You do not know anything about the user yet.',
     ...(input.research ? [RESEARCH_NOTE] : []),
+    ...(input.calendar ? [CALENDAR_NOTE] : []),
   ].join('\n\n');
 
   // The newest messages that fit, kept in order.

@@ -11,7 +11,7 @@ export type SourceEvent = {
   /** http(s) only; anything else is dropped by the source. */
   url: string | null;
 } & (
-  | { allDay: true; /** YYYY-MM-DD */ startDate: string; /** YYYY-MM-DD, exclusive */ endDate: string }
+  | { allDay: true /** YYYY-MM-DD */; startDate: string /** YYYY-MM-DD, exclusive */; endDate: string }
   | { allDay: false; start: Date; end: Date }
 );
 
@@ -83,6 +83,8 @@ export interface EnabledProvider {
   id: OAuthProviderId;
   name: string;
   clientId: string;
+  /** Where its consent page is (the connections page's form-action must allow it). */
+  consentOrigin: string;
 }
 
 /** allauth's error codes on the callback_url after a provider handshake. */
@@ -94,6 +96,8 @@ export interface CalendarService {
   /** The OAuth providers this installation enabled (with a client id and secret). */
   providers(): EnabledProvider[];
   list(userId: number): Promise<TCalendarConnection[]>;
+  /** The same with each connection's provider account id (allauth's uid), for the account API. */
+  accounts(userId: number): Promise<Array<TCalendarConnection & { uid: string }>>;
   /** Null for an id that is not the user's. */
   get(userId: number, id: number): Promise<TCalendarConnection | null>;
   /** The provider's consent address; throws CalendarError('unknown_provider'). */

@@ -9,17 +9,20 @@ import {
   CHAT_TEXT_MAX,
   CHAT_TOO_LONG,
   ONBOARDING_FINISHED,
+  type TCalendarDay,
   type TChatMessage,
   type TServerEvent,
   ZClientMessage,
+  ZLocalDate,
 } from '@daybook/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import { createInFlight } from '../../lib/in-flight.ts';
 import { withoutNul } from '../../lib/text.ts';
 import { describeChanges, type LearningService } from '../assistant/learning.service.ts';
-import { type Llm, modelFailure } from '../assistant/llm.ts';
+import { type Llm, type LlmToolCall, type LlmTurnMessage, modelFailure } from '../assistant/llm.ts';
 import { buildPrompt, MEMORY_SELECTION, ONBOARDING_DONE, timeZoneOf } from '../assistant/prompt.ts';
+import { localDate } from '../calendar/day.ts';
 import type { MemoriesRepo, MemoryRow, MemorySelection } from '../memories/memories.repo.ts';
 import type { ChatHub, ChatUser } from './chat.hub.ts';
 import type { Channel, ChatMessageRow, ChatRepo } from './chat.repo.ts';
@@ -52,6 +55,31 @@ export const WEB_RESEARCH_TOOL = {
     required: ['query'],
   },
 };
+
+/** The tool that reads the user's calendars: "what's on my calendar today?". */
+export const CALENDAR_EVENTS_TOOL = {
+  name: 'calendar_events',
+  description:
+    "Read the events on the user's connected calendars (Google, Microsoft Outlook, ICS) for one day in the user's time zone. Use it when the user asks what is on their calendar or schedule, whether they are free, or when something is.",
+  parameters: {
+    type: 'object',
+    properties: {
+      date: {
+        type: 'string',
+        description: "The day, as YYYY-MM-DD in the user's time zone. Omit it for today.",
+      },
+    },
+  },
+};
+
+/** Tool rounds in one answer: the model reads a day or two, then answers. */
+const MAX_TOOL_ROUNDS = 3;
+
+/** What the chat needs of the calendar service. */
+export interface CalendarPort {
+  eventsForDay(userId: number, date: string, timeZone?: string): Promise<TCalendarDay>;
+  list(userId: number): Promise<unknown[]>;
+}
 
 /** What the chat needs of the research service. */
 export interface ResearchPort {
@@ -126,8 +154,10 @@ export function createChatService(deps: {
   log: FastifyBaseLogger;
   /** Web research, when this Daybook has it. */
   research?: ResearchPort;
+  /** The user's calendars, read by the calendar_events tool. */
+  calendar?: CalendarPort;
 }) {
-  const { repo, hub, llm, learning, memoriesRepo, clock, log, research } = deps;
+  const { repo, hub, llm, learning, memoriesRepo, clock, log, research, calendar } = deps;
   // Turns and learning still running, so a shutdown can let them finish before the database closes.
   const inFlight = createInFlight();
   const track = inFlight.track;
@@ -317,15 +347,21 @@ export function createChatService(deps: {
     const { core, relevant, recent } = context.selection;
     const known = [...core, ...relevant, ...recent];
     const memories = [...new Map(known.map((m) => [m.id, m])).values()];
-    // Offered only in the chat, and only when a research could start.
-    const tools = channel === 'chat' && research && !research.unavailable() ? [WEB_RESEARCH_TOOL] : [];
+    // Offered only in the chat; research only when a research could start.
+    const canResearch = channel === 'chat' && research && !research.unavailable();
+    const tools = [
+      ...(canResearch ? [WEB_RESEARCH_TOOL] : []),
+      ...(channel === 'chat' && calendar ? [CALENDAR_EVENTS_TOOL] : []),
+    ];
+    const zone = timeZoneOf(memories);
     const messages = buildPrompt({
       onboarding: channel === 'onboarding',
       now: clock.now(),
-      timeZone: timeZoneOf(memories),
+      timeZone: zone,
       memories,
       conversation: context.conversation,
-      research: tools.length > 0,
+      research: Boolean(canResearch),
+      calendar: channel === 'chat' && Boolean(calendar),
     });
 
     const streamId = randomUUID();
@@ -350,7 +386,12 @@ export function createChatService(deps: {
       shown = visible.length;
     };
     const asked: string[] = [];
-    const onToolCall = (call: { name: string; arguments: string }) => {
+    let reads: LlmToolCall[] = [];
+    const onToolCall = (call: LlmToolCall) => {
+      if (call.name === CALENDAR_EVENTS_TOOL.name) {
+        reads.push(call);
+        return;
+      }
       if (call.name !== WEB_RESEARCH_TOOL.name) return;
       try {
         const { query } = JSON.parse(call.arguments) as { query?: unknown };
@@ -359,13 +400,29 @@ export function createChatService(deps: {
         // Arguments that are not JSON: the model's text answers alone.
       }
     };
+    let turn: LlmTurnMessage[] = messages;
     try {
-      for await (const delta of llm.stream(messages, undefined, { tools, onToolCall })) {
-        answer += delta;
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
+      for (let round = 0; ; round++) {
+        const before = answer;
+        reads = [];
+        // The last round offers no tools, so the model has to answer.
+        const offered = round < MAX_TOOL_ROUNDS - 1 ? tools : [];
+        for await (const delta of llm.stream(turn, undefined, { tools: offered, onToolCall })) {
+          answer += delta;
+          if (!scheduled) {
+            scheduled = true;
+            setImmediate(flush);
+          }
         }
+        if (!reads.length || !calendar) break;
+        const results = await Promise.all(reads.map((call) => readCalendar(user.id, call, zone)));
+        turn = [
+          ...turn,
+          { role: 'assistant', content: answer.slice(before.length) || null, tool_calls: reads },
+          ...reads.map((call, i) => ({ role: 'tool' as const, tool_call_id: call.id, content: results[i] ?? '' })),
+        ];
+        // What the model says next continues the same answer.
+        if (answer && !/\s$/.test(answer)) answer += '\n\n';
       }
     } catch (err) {
       failed = true;
@@ -391,6 +448,44 @@ export function createChatService(deps: {
     final ||= '…';
     await say(user.id, channel, 'assistant', 'markdown', final, { stream_id: streamId, reply_to: replyTo });
     return { memories, onboardingDone: done };
+  }
+
+  /** The calendar_events tool's result, as JSON text for the model; never throws. */
+  async function readCalendar(userId: number, call: LlmToolCall, zone: string): Promise<string> {
+    if (!calendar) return JSON.stringify({ error: 'Calendars are not available.' });
+    let date: string | undefined;
+    try {
+      const args = JSON.parse(call.arguments || '{}') as { date?: unknown };
+      if (typeof args.date === 'string' && ZLocalDate.safeParse(args.date).success) date = args.date;
+    } catch {
+      // No usable arguments: today.
+    }
+    try {
+      const connected = await calendar.list(userId);
+      if (!connected.length)
+        return JSON.stringify({
+          connected: false,
+          note: 'The user has not connected a calendar. They can connect Google, Microsoft Outlook or an ICS address on the Calendar Connections page: /accounts/3rdparty/',
+        });
+      // The zone the model is told the time in, so "today" means the same to both.
+      const day = await calendar.eventsForDay(userId, date ?? localDate(clock.now(), zone), zone);
+      return JSON.stringify({
+        date: day.date,
+        time_zone: day.time_zone,
+        events: day.events.map(({ title, start, end, all_day, location, calendar: name }) => ({
+          title,
+          start,
+          end,
+          all_day,
+          location,
+          calendar: name,
+        })),
+        problems: day.problems.map((p) => `${p.calendar}: ${p.message}`),
+      });
+    } catch (err) {
+      log.warn({ userId, reason: err instanceof Error ? err.message : String(err) }, 'calendar read for chat failed');
+      return JSON.stringify({ error: 'The calendars could not be read just now.' });
+    }
   }
 
   async function learn(

@@ -11,6 +11,7 @@ import { AppError } from '../../lib/errors.ts';
 import { CsrfError } from '../../plugins/csrf.ts';
 import { endSession } from '../../plugins/session.ts';
 import type { UserRow } from '../accounts/accounts.repo.ts';
+import { PROVIDER_NAMES } from '../calendar/calendar.service.ts';
 import { CalendarError, type CalendarService } from '../calendar/calendar.types.ts';
 
 const PAGE = '/accounts/3rdparty/';
@@ -20,20 +21,6 @@ const CSS = readFileSync(path.join(VIEWS, 'connections.css'));
 const CSS_URL = `${PAGE}style.css?v=${createHash('sha256').update(CSS).digest('hex').slice(0, 12)}`;
 const INT4_MAX = 2_147_483_647;
 const FORM_BODY_LIMIT = 8 * 1024;
-
-const PROVIDER_NAMES: Record<string, string> = {
-  google: 'Google',
-  microsoft: 'Microsoft Outlook',
-  ics: 'ICS calendar',
-};
-
-// Chrome and Safari hold the redirect that follows a form post to the page's form-action, so the
-// provider buttons (a post to us, answered by a redirect to the provider's consent page) need the
-// consent page's origin there. EnabledProvider does not say it; these are the providers' own.
-const CONSENT_ORIGINS: Record<string, string> = {
-  google: 'https://accounts.google.com',
-  microsoft: 'https://login.microsoftonline.com',
-};
 
 /** allauth's `?error=` codes after a provider handshake; anything else gets the generic words. */
 const CONNECT_ERRORS: Record<string, string> = {
@@ -67,7 +54,7 @@ function noticeFrom(request: FastifyRequest): Notice | null {
   if (queryValue(request, 'added') === '1') return { kind: 'success', text: 'The calendar was added.' };
   if (queryValue(request, 'removed') === '1') return { kind: 'success', text: 'The calendar was removed.' };
   const connected = queryValue(request, 'connected');
-  if (connected && Object.hasOwn(CONSENT_ORIGINS, connected))
+  if (connected === 'google' || connected === 'microsoft')
     return { kind: 'success', text: `Your ${PROVIDER_NAMES[connected]} calendar is connected.` };
   return null;
 }
@@ -124,12 +111,10 @@ export default async function connectionsRoutes(app: FastifyInstance, { calendar
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
   );
 
-  // See CONSENT_ORIGINS: allow the enabled providers' consent pages as the end of a form post.
+  // Chrome and Safari hold the redirect that follows a form post to the page's form-action, so the
+  // provider buttons (a post to us, answered by a redirect to the consent page) need its origin there.
   app.addHook('onSend', async (_request, reply, payload) => {
-    const origins = calendar
-      .providers()
-      .map((p) => CONSENT_ORIGINS[p.id])
-      .filter((o): o is string => Boolean(o));
+    const origins = [...new Set(calendar.providers().map((p) => p.consentOrigin))];
     const csp = reply.getHeader('content-security-policy');
     if (origins.length && typeof csp === 'string')
       reply.header(
@@ -321,7 +306,7 @@ export default async function connectionsRoutes(app: FastifyInstance, { calendar
 function present(c: TCalendarConnection, enabled: Set<string>, now: Date, timeZone: string) {
   const needsReconnect = c.status === 'needs_reconnect';
   const canReconnect = needsReconnect && c.provider !== 'ics' && enabled.has(c.provider);
-  const providerName = c.provider_name || PROVIDER_NAMES[c.provider] || c.provider;
+  const providerName = c.provider_name;
   let reconnectNote = '';
   if (needsReconnect) {
     if (c.provider === 'ics') reconnectNote = 'Daybook cannot read this address any more. Remove it and add it again.';

@@ -1,0 +1,176 @@
+// Calendar connections and OAuth consents in progress. Secrets arrive here already sealed.
+import type { TCalendarConnectionStatus, TCalendarProviderId } from '@daybook/contracts';
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+
+type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
+
+export interface ConnectionRow {
+  id: number;
+  userId: number;
+  provider: TCalendarProviderId;
+  uid: string;
+  display: string;
+  status: TCalendarConnectionStatus;
+  secret: string;
+  accessExpiresAt: Date | null;
+  lastSyncedAt: Date | null;
+  lastError: string | null;
+  createdAt: Date;
+}
+
+export interface OAuthStateRow {
+  userId: number;
+  provider: string;
+  verifier: string;
+  callbackUrl: string;
+  expiresAt: Date;
+}
+
+const asRow = (r: { provider: string; status: string }) => r as unknown as ConnectionRow;
+
+/** Serialises one user's additions (the connection cap) across processes. */
+const lockUser = (tx: Tx, userId: number) =>
+  tx.$queryRawUnsafe('SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1), $2)', 'calendar', userId);
+
+export function createCalendarRepo(prisma: PrismaClient) {
+  const repo = {
+    async list(userId: number): Promise<ConnectionRow[]> {
+      const rows = await prisma.calendarConnection.findMany({ where: { userId }, orderBy: { id: 'asc' } });
+      return rows.map(asRow);
+    },
+
+    async get(userId: number, id: number): Promise<ConnectionRow | null> {
+      const row = await prisma.calendarConnection.findFirst({ where: { id, userId } });
+      return row ? asRow(row) : null;
+    },
+
+    async findByUid(provider: string, uid: string): Promise<ConnectionRow | null> {
+      const row = await prisma.calendarConnection.findUnique({ where: { provider_uid: { provider, uid } } });
+      return row ? asRow(row) : null;
+    },
+
+    /**
+     * Adds a connection unless the user is at `max`; an OAuth account the user already connected is
+     * updated (a reconnect). Null: at the cap. 'other_user': the account is another user's.
+     */
+    async upsert(
+      data: {
+        userId: number;
+        provider: TCalendarProviderId;
+        uid: string;
+        display: string;
+        secret: string;
+        accessExpiresAt: Date | null;
+        now: Date;
+      },
+      max: number,
+    ): Promise<ConnectionRow | null | 'other_user'> {
+      return prisma.$transaction(async (tx) => {
+        await lockUser(tx, data.userId);
+        const existing = await tx.calendarConnection.findUnique({
+          where: { provider_uid: { provider: data.provider, uid: data.uid } },
+        });
+        if (existing && existing.userId !== data.userId) return 'other_user';
+        if (existing) {
+          const row = await tx.calendarConnection.update({
+            where: { id: existing.id },
+            data: {
+              display: data.display,
+              secret: data.secret,
+              accessExpiresAt: data.accessExpiresAt,
+              status: 'connected',
+              lastError: null,
+              updatedAt: data.now,
+            },
+          });
+          return asRow(row);
+        }
+        const count = await tx.calendarConnection.count({ where: { userId: data.userId } });
+        if (count >= max) return null;
+        const row = await tx.calendarConnection.create({
+          data: {
+            userId: data.userId,
+            provider: data.provider,
+            uid: data.uid,
+            display: data.display,
+            secret: data.secret,
+            accessExpiresAt: data.accessExpiresAt,
+            createdAt: data.now,
+            updatedAt: data.now,
+          },
+        });
+        return asRow(row);
+      });
+    },
+
+    async remove(userId: number, id: number): Promise<ConnectionRow | null> {
+      const row = await repo.get(userId, id);
+      if (!row) return null;
+      const { count } = await prisma.calendarConnection.deleteMany({ where: { id, userId } });
+      return count ? row : null;
+    },
+
+    /**
+     * Runs `fn` holding the connection's row lock, so one refresh at a time happens per connection
+     * across every process; `fn` sees the row as it is once the lock is held (null: it was removed).
+     */
+    async withLock<T>(id: number, fn: (row: ConnectionRow | null, save: SaveTokens) => Promise<T>): Promise<T> {
+      return prisma.$transaction(
+        async (tx) => {
+          const rows = await tx.$queryRawUnsafe<{ id: number }[]>(
+            'SELECT id FROM calendar_connections WHERE id = $1 FOR UPDATE',
+            id,
+          );
+          const row = rows.length ? await tx.calendarConnection.findUnique({ where: { id } }) : null;
+          const save: SaveTokens = async (update) => {
+            await tx.calendarConnection.update({ where: { id }, data: update });
+          };
+          return fn(row ? asRow(row) : null, save);
+        },
+        // A token endpoint may take a while; the lock is held only by the refresh itself.
+        { timeout: 30_000, maxWait: 30_000 },
+      );
+    },
+
+    async setStatus(
+      id: number,
+      update: { status?: TCalendarConnectionStatus; lastError?: string | null; lastSyncedAt?: Date; updatedAt: Date },
+    ): Promise<void> {
+      await prisma.calendarConnection.updateMany({ where: { id }, data: update });
+    },
+
+    async timeZoneOf(userId: number): Promise<string | null> {
+      const user = await prisma.user.findUnique({ where: { id: userId }, select: { timeZone: true } });
+      return user?.timeZone ?? null;
+    },
+
+    async saveState(hash: string, state: OAuthStateRow): Promise<void> {
+      await prisma.calendarOAuthState.create({ data: { stateHash: hash, ...state } });
+    },
+
+    /** Takes a state: whoever takes it first gets it, and nobody gets it twice. */
+    async takeState(hash: string): Promise<OAuthStateRow | null> {
+      const rows = await prisma.$queryRawUnsafe<OAuthStateRow[]>(
+        `DELETE FROM calendar_oauth_states WHERE state_hash = $1
+         RETURNING user_id AS "userId", provider, verifier, callback_url AS "callbackUrl", expires_at AS "expiresAt"`,
+        hash,
+      );
+      return rows[0] ?? null;
+    },
+
+    async pruneStates(now: Date): Promise<void> {
+      await prisma.calendarOAuthState.deleteMany({ where: { expiresAt: { lt: now } } });
+    },
+  };
+  return repo;
+}
+
+export type SaveTokens = (update: {
+  secret?: string;
+  accessExpiresAt?: Date | null;
+  status?: TCalendarConnectionStatus;
+  lastError?: string | null;
+  updatedAt: Date;
+}) => Promise<void>;
+
+export type CalendarRepo = ReturnType<typeof createCalendarRepo>;

@@ -1,0 +1,672 @@
+// Calendar connections (Google and Microsoft by OAuth 2.0 with PKCE, any ICS address) and a user's
+// events for a day. Tokens and ICS addresses are sealed at rest and never leave this module.
+import { createHash } from 'node:crypto';
+import {
+  CALENDAR_CONNECTIONS_MAX,
+  type TCalendarConnection,
+  type TCalendarDay,
+  type TCalendarEvent,
+  type TCalendarProblem,
+  type TCalendarProviderId,
+} from '@daybook/contracts';
+import {
+  ArcticFetchError,
+  CodeChallengeMethod,
+  generateCodeVerifier,
+  generateState,
+  OAuth2Client,
+  OAuth2RequestError,
+} from 'arctic';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../lib/clock.ts';
+import { FetchError, type SafeFetch } from '../../lib/safe-fetch.ts';
+import { type SecretBox, SecretBoxError } from '../../lib/secret-box.ts';
+import type { CalendarRepo, ConnectionRow } from './calendar.repo.ts';
+import {
+  type CalendarApi,
+  CalendarError,
+  type CalendarService,
+  type ConnectOutcome,
+  type DayWindow,
+  type EnabledProvider,
+  type OAuthEndpoints,
+  type OAuthProviderId,
+  ProviderApiError,
+  type SourceEvent,
+} from './calendar.types.ts';
+import { dayWindow, zonedIso } from './day.ts';
+import { IcsError, type ParsedCalendar, parseIcs } from './ics.ts';
+import { createGoogleCalendarApi } from './providers/google.ts';
+import { createMicrosoftCalendarApi } from './providers/microsoft.ts';
+
+export const PROVIDER_NAMES: Record<TCalendarProviderId, string> = {
+  google: 'Google',
+  microsoft: 'Microsoft Outlook',
+  ics: 'ICS calendar',
+};
+
+/** The real endpoints; tests replace them through AppDeps only. */
+export function defaultEndpoints(tenant = 'common'): Record<OAuthProviderId, OAuthEndpoints> {
+  return {
+    google: {
+      authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+      tokenUrl: 'https://oauth2.googleapis.com/token',
+      revokeUrl: 'https://oauth2.googleapis.com/revoke',
+      apiUrl: 'https://www.googleapis.com/calendar/v3',
+    },
+    microsoft: {
+      authorizeUrl: `https://login.microsoftonline.com/${tenant}/oauth2/v2.0/authorize`,
+      tokenUrl: `https://login.microsoftonline.com/${tenant}/oauth2/v2.0/token`,
+      apiUrl: 'https://graph.microsoft.com/v1.0',
+    },
+  };
+}
+
+/** Read-only scopes, plus what keeps access working while the user is away. */
+const SCOPES: Record<OAuthProviderId, string[]> = {
+  google: ['https://www.googleapis.com/auth/calendar.readonly'],
+  microsoft: ['offline_access', 'Calendars.ReadBasic'],
+};
+const EXTRA_AUTHORIZE_PARAMS: Record<OAuthProviderId, Record<string, string>> = {
+  // offline + consent: Google sends a refresh token every time, also when reconnecting.
+  google: { access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true' },
+  microsoft: { prompt: 'select_account' },
+};
+
+const STATE_TTL_MS = 10 * 60_000;
+/** Refreshed this long before the access token expires. */
+const REFRESH_MARGIN_MS = 2 * 60_000;
+const DEFAULT_CACHE_MS = 5 * 60_000;
+const CACHE_MAX = 2000;
+const ICS_ACCEPT = [
+  'text/calendar',
+  'text/plain',
+  'application/ics',
+  'application/calendar',
+  'text/x-vcalendar',
+  'application/octet-stream',
+];
+
+export const MESSAGES = {
+  unknownProvider: 'That calendar provider is not enabled on this Daybook.',
+  invalidUrl: "Enter the calendar's address: it starts with https://, http:// or webcal://.",
+  refused:
+    "Daybook does not read addresses on private or local networks. Use the calendar's public address, or ask whoever runs Daybook to allow this host (FETCH_ALLOW).",
+  unreachable: 'Daybook could not reach that address. Check it and try again.',
+  notFound: 'That address answered "not found". Check that you copied the whole address.',
+  tooLarge: 'That calendar is too large for Daybook to read.',
+  duplicate: 'That calendar is already connected.',
+  tooMany: `You can connect at most ${CALENDAR_CONNECTIONS_MAX} calendars. Remove one to add another.`,
+  needsReconnect: 'Daybook can no longer read this calendar. Reconnect it on the Calendar Connections page.',
+  keyChanged: "Daybook's secret key changed since this calendar was connected. Remove it and connect it again.",
+  withdrawn: 'Access to this calendar was withdrawn or has expired. Reconnect it.',
+  unavailable: 'Daybook could not read this calendar just now.',
+  icsUnreadable: 'Daybook could not read this calendar just now; it will try again later.',
+};
+
+interface OAuthSecret {
+  access: string;
+  refresh: string | null;
+  /** ms since epoch; null when the provider did not say. */
+  expiresAt: number | null;
+}
+interface IcsSecret {
+  url: string;
+}
+
+export interface CalendarServiceDeps {
+  repo: CalendarRepo;
+  /** Seals tokens and ICS addresses. */
+  box: SecretBox;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  publicUrl: string;
+  clients: {
+    google?: { clientId: string; clientSecret: string };
+    microsoft?: { clientId: string; clientSecret: string; tenant: string };
+  };
+  /** Test configuration only: local fakes of the providers. */
+  endpoints?: Partial<Record<OAuthProviderId, OAuthEndpoints>>;
+  /** The SSRF-safe fetcher (ICS addresses are the user's choice). */
+  safeFetch: SafeFetch;
+  /** How long a connection's events (and a parsed ICS calendar) are reused. */
+  cacheMs?: number;
+  /** Token and calendar API requests. */
+  timeoutMs?: number;
+}
+
+class NeedsReconnect extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ProviderApiError('unavailable', `${what} took longer than ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** webcal:// and webcals:// are https:// (as every calendar app reads them); only web addresses pass. */
+export function icsAddress(raw: string): string | null {
+  let text = raw.trim();
+  if (/^webcals?:\/\//i.test(text)) text = text.replace(/^webcals?:\/\//i, 'https://');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  if (url.username || url.password) return null;
+  url.hash = '';
+  return url.href;
+}
+
+/** Serves each key's value for a while; callers asking at once share one load. */
+function createCache<T>(ttlMs: number, now: () => number) {
+  const entries = new Map<string, { at: number; value: Promise<T> }>();
+  return {
+    get(key: string, load: () => Promise<T>): Promise<T> {
+      const hit = entries.get(key);
+      if (hit && now() - hit.at < ttlMs) return hit.value;
+      const value = load();
+      entries.set(key, { at: now(), value });
+      // A failure is not kept: the next caller tries again.
+      value.catch(() => {
+        if (entries.get(key)?.value === value) entries.delete(key);
+      });
+      if (entries.size > CACHE_MAX) entries.delete(entries.keys().next().value as string);
+      return value;
+    },
+    dropPrefix(prefix: string) {
+      for (const key of entries.keys()) if (key.startsWith(prefix)) entries.delete(key);
+    },
+  };
+}
+
+export function createCalendarService(deps: CalendarServiceDeps): CalendarService {
+  const { repo, box, clock, log } = deps;
+  const timeoutMs = deps.timeoutMs ?? 15_000;
+  const cacheMs = deps.cacheMs ?? DEFAULT_CACHE_MS;
+  const nowMs = () => clock.now().getTime();
+
+  const oauth = new Map<
+    OAuthProviderId,
+    { client: OAuth2Client; endpoints: OAuthEndpoints; api: CalendarApi; clientId: string }
+  >();
+  for (const id of ['google', 'microsoft'] as const) {
+    const creds = deps.clients[id];
+    if (!creds) continue;
+    const tenant = id === 'microsoft' ? (deps.clients.microsoft?.tenant ?? 'common') : 'common';
+    const endpoints = deps.endpoints?.[id] ?? defaultEndpoints(tenant)[id];
+    const redirectUri = `${deps.publicUrl}/accounts/${id}/login/callback/`;
+    const api =
+      id === 'google'
+        ? createGoogleCalendarApi({ apiUrl: endpoints.apiUrl, timeoutMs })
+        : createMicrosoftCalendarApi({ apiUrl: endpoints.apiUrl, timeoutMs });
+    oauth.set(id, {
+      client: new OAuth2Client(creds.clientId, creds.clientSecret, redirectUri),
+      endpoints,
+      api,
+      clientId: creds.clientId,
+    });
+  }
+
+  const eventsCache = createCache<SourceEvent[]>(cacheMs, nowMs);
+  const icsCache = createCache<ParsedCalendar>(cacheMs, nowMs);
+  const refreshing = new Map<number, Promise<string>>();
+
+  const present = (row: ConnectionRow): TCalendarConnection => ({
+    id: row.id,
+    provider: row.provider,
+    provider_name: PROVIDER_NAMES[row.provider],
+    display: row.display,
+    status: row.status,
+    last_synced: row.lastSyncedAt?.toISOString() ?? null,
+    last_error: row.lastError,
+    created: row.createdAt.toISOString(),
+  });
+
+  const forget = (id: number) => {
+    eventsCache.dropPrefix(`${id}:`);
+    icsCache.dropPrefix(`${id}:`);
+  };
+
+  async function markNeedsReconnect(id: number, reason: string) {
+    await repo.setStatus(id, { status: 'needs_reconnect', lastError: reason, updatedAt: clock.now() });
+    forget(id);
+  }
+
+  // ---- OAuth tokens ----
+
+  function openTokens(row: ConnectionRow): OAuthSecret {
+    try {
+      return box.openJson<OAuthSecret>(row.secret);
+    } catch (err) {
+      if (err instanceof SecretBoxError) throw new NeedsReconnect(MESSAGES.keyChanged);
+      throw err;
+    }
+  }
+
+  const fresh = (t: OAuthSecret) => t.expiresAt === null || t.expiresAt - nowMs() > REFRESH_MARGIN_MS;
+
+  /**
+   * A new access token, one refresh at a time per connection: in this process by sharing the
+   * promise, across processes by the row lock. `stale` is a token the API refused.
+   */
+  function refresh(row: ConnectionRow, stale?: string): Promise<string> {
+    const running = refreshing.get(row.id);
+    if (running) return running;
+    const provider = oauth.get(row.provider as OAuthProviderId);
+    if (!provider) return Promise.reject(new NeedsReconnect(MESSAGES.unavailable));
+    const work = repo
+      .withLock(row.id, async (current, save): Promise<{ token: string } | { reconnect: string }> => {
+        if (!current) return { reconnect: MESSAGES.needsReconnect };
+        if (current.status === 'needs_reconnect') return { reconnect: current.lastError ?? MESSAGES.needsReconnect };
+        let tokens: OAuthSecret;
+        try {
+          tokens = openTokens(current);
+        } catch (err) {
+          if (err instanceof NeedsReconnect) return { reconnect: err.reason };
+          throw err;
+        }
+        // Another process (or request) refreshed it meanwhile.
+        if (tokens.access !== stale && fresh(tokens)) return { token: tokens.access };
+        if (!tokens.refresh) return { reconnect: MESSAGES.withdrawn };
+        try {
+          const result = await withTimeout(
+            provider.client.refreshAccessToken(
+              provider.endpoints.tokenUrl,
+              tokens.refresh,
+              SCOPES[current.provider as OAuthProviderId],
+            ),
+            timeoutMs,
+            'The token refresh',
+          );
+          const next: OAuthSecret = {
+            access: result.accessToken(),
+            // A rotated refresh token replaces the old one, which stops working.
+            refresh: result.hasRefreshToken() ? result.refreshToken() : tokens.refresh,
+            expiresAt: expiresAtOf(result),
+          };
+          await save({
+            secret: box.sealJson(next),
+            accessExpiresAt: next.expiresAt === null ? null : new Date(next.expiresAt),
+            lastError: null,
+            updatedAt: clock.now(),
+          });
+          return { token: next.access };
+        } catch (err) {
+          if (err instanceof OAuth2RequestError && (err.code === 'invalid_grant' || err.code === 'unauthorized_client'))
+            return { reconnect: MESSAGES.withdrawn };
+          throw transient(err);
+        }
+      })
+      .then(async (outcome) => {
+        if ('token' in outcome) return outcome.token;
+        await markNeedsReconnect(row.id, outcome.reconnect);
+        throw new NeedsReconnect(outcome.reconnect);
+      })
+      .finally(() => refreshing.delete(row.id));
+    refreshing.set(row.id, work);
+    return work;
+  }
+
+  function expiresAtOf(tokens: { accessTokenExpiresAt(): Date }): number | null {
+    try {
+      return tokens.accessTokenExpiresAt().getTime();
+    } catch {
+      return null;
+    }
+  }
+
+  /** Provider failures in words that name no token and no personal data. */
+  function transient(err: unknown): ProviderApiError {
+    if (err instanceof ProviderApiError) return err;
+    if (err instanceof OAuth2RequestError)
+      return new ProviderApiError('unavailable', `token endpoint refused: ${err.code}`);
+    if (err instanceof ArcticFetchError) return new ProviderApiError('unavailable', 'token endpoint unreachable');
+    const status = (err as { status?: unknown }).status;
+    return new ProviderApiError(
+      'unavailable',
+      `token endpoint failed${typeof status === 'number' ? ` (HTTP ${status})` : ''}`,
+    );
+  }
+
+  async function accessToken(row: ConnectionRow): Promise<string> {
+    const tokens = openTokens(row);
+    return fresh(tokens) ? tokens.access : refresh(row);
+  }
+
+  async function oauthEvents(row: ConnectionRow, window: DayWindow): Promise<SourceEvent[]> {
+    const provider = oauth.get(row.provider as OAuthProviderId);
+    // The provider was switched off after the user connected it.
+    if (!provider) throw new ProviderApiError('unavailable', 'provider not enabled');
+    const token = await accessToken(row);
+    try {
+      return await provider.api.events(token, window);
+    } catch (err) {
+      if (!(err instanceof ProviderApiError) || err.kind !== 'unauthorized') throw err;
+      // Refused before its time (revoked, or a clock skew): one refresh, one more try.
+      return provider.api.events(await refresh(row, token), window);
+    }
+  }
+
+  // ---- ICS ----
+
+  async function fetchIcs(url: string): Promise<ParsedCalendar> {
+    const page = await deps.safeFetch(url, { accept: ICS_ACCEPT });
+    return parseIcs(page.text);
+  }
+
+  function icsProblem(err: unknown): CalendarError {
+    if (err instanceof IcsError) return new CalendarError('not_a_calendar', err.message);
+    if (err instanceof FetchError) {
+      if (err.code === 'blocked') return new CalendarError('refused', MESSAGES.refused);
+      if (err.code === 'bad_url') return new CalendarError('invalid_url', MESSAGES.invalidUrl);
+      if (err.code === 'unsupported_type')
+        return new CalendarError('not_a_calendar', 'That address returned a web page, not a calendar (an .ics file).');
+      if (err.code === 'too_large') return new CalendarError('unreachable', MESSAGES.tooLarge);
+      if (err.code === 'http_status' && (err.status === 404 || err.status === 410))
+        return new CalendarError('unreachable', MESSAGES.notFound);
+      return new CalendarError('unreachable', MESSAGES.unreachable);
+    }
+    return new CalendarError('unreachable', MESSAGES.unreachable);
+  }
+
+  async function icsEvents(row: ConnectionRow, window: DayWindow): Promise<SourceEvent[]> {
+    let secret: IcsSecret;
+    try {
+      secret = box.openJson<IcsSecret>(row.secret);
+    } catch (err) {
+      if (err instanceof SecretBoxError) throw new NeedsReconnect(MESSAGES.keyChanged);
+      throw err;
+    }
+    const calendar = await icsCache.get(`${row.id}:ics`, () => fetchIcs(secret.url));
+    return calendar.events(window);
+  }
+
+  // ---- a day's events ----
+
+  function place(event: SourceEvent, row: ConnectionRow, window: DayWindow): TCalendarEvent | null {
+    const common = {
+      title: event.title,
+      location: event.location,
+      url: event.url,
+      calendar: row.display,
+      connection_id: row.id,
+    };
+    if (event.allDay) {
+      if (!(event.startDate <= window.date && window.date < event.endDate)) return null;
+      return { ...common, start: event.startDate, end: event.endDate, all_day: true };
+    }
+    // A zero-length event at the day's first instant belongs to the day.
+    const overlaps =
+      event.start < window.end && (event.end > window.start || event.start.getTime() === window.start.getTime());
+    if (!overlaps) return null;
+    return {
+      ...common,
+      start: zonedIso(event.start, window.timeZone),
+      end: zonedIso(event.end, window.timeZone),
+      all_day: false,
+    };
+  }
+
+  async function connectionEvents(
+    row: ConnectionRow,
+    window: DayWindow,
+  ): Promise<{ events: TCalendarEvent[] } | { problem: TCalendarProblem }> {
+    const problem = (status: TCalendarProblem['status'], message: string) => ({
+      problem: { connection_id: row.id, provider: row.provider, calendar: row.display, status, message },
+    });
+    if (row.status === 'needs_reconnect') return problem('needs_reconnect', row.lastError ?? MESSAGES.needsReconnect);
+    try {
+      const key = `${row.id}:${window.start.toISOString()}:${window.end.toISOString()}:${window.timeZone}`;
+      const source = await eventsCache.get(key, () =>
+        row.provider === 'ics' ? icsEvents(row, window) : oauthEvents(row, window),
+      );
+      const synced = row.lastSyncedAt?.getTime() ?? 0;
+      // The page's "last synced": written at most once a minute, not on every read.
+      if (row.lastError || nowMs() - synced > 60_000)
+        await repo.setStatus(row.id, { lastSyncedAt: clock.now(), lastError: null, updatedAt: clock.now() });
+      return {
+        events: source.map((e) => place(e, row, window)).filter((e): e is TCalendarEvent => e !== null),
+      };
+    } catch (err) {
+      if (err instanceof NeedsReconnect) {
+        await markNeedsReconnect(row.id, err.reason);
+        return problem('needs_reconnect', err.reason);
+      }
+      const message = row.provider === 'ics' ? MESSAGES.icsUnreadable : MESSAGES.unavailable;
+      // The reason, not the address or any token.
+      log.warn(
+        { connectionId: row.id, provider: row.provider, reason: err instanceof Error ? err.message : String(err) },
+        'calendar read failed',
+      );
+      if (err instanceof FetchError || err instanceof IcsError || err instanceof ProviderApiError)
+        await repo.setStatus(row.id, { lastError: message, updatedAt: clock.now() });
+      return problem('unavailable', message);
+    }
+  }
+
+  const byDay = (a: TCalendarEvent, b: TCalendarEvent) => {
+    if (a.all_day !== b.all_day) return a.all_day ? -1 : 1;
+    const at = a.all_day ? a.start : Date.parse(a.start);
+    const bt = b.all_day ? b.start : Date.parse(b.start);
+    if (at !== bt) return at < bt ? -1 : 1;
+    return a.title.localeCompare(b.title);
+  };
+
+  // ---- the service ----
+
+  async function saveConnection(data: {
+    userId: number;
+    provider: TCalendarProviderId;
+    uid: string;
+    display: string;
+    secret: string;
+    accessExpiresAt: Date | null;
+  }) {
+    const result = await repo.upsert({ ...data, now: clock.now() }, CALENDAR_CONNECTIONS_MAX);
+    if (result && result !== 'other_user') forget(result.id);
+    return result;
+  }
+
+  async function revoke(row: ConnectionRow) {
+    const provider = oauth.get(row.provider as OAuthProviderId);
+    if (!provider?.endpoints.revokeUrl) return;
+    try {
+      const tokens = box.openJson<OAuthSecret>(row.secret);
+      // Revoking the refresh token ends the whole grant (Google).
+      await withTimeout(
+        provider.client.revokeToken(provider.endpoints.revokeUrl, tokens.refresh ?? tokens.access),
+        timeoutMs,
+        'The token revocation',
+      );
+    } catch (err) {
+      log.warn(
+        { connectionId: row.id, provider: row.provider, reason: transient(err).message },
+        'token revocation failed',
+      );
+    }
+  }
+
+  const service: CalendarService = {
+    providers(): EnabledProvider[] {
+      return [...oauth.entries()].map(([id, p]) => ({
+        id,
+        name: PROVIDER_NAMES[id],
+        clientId: p.clientId,
+        consentOrigin: new URL(p.endpoints.authorizeUrl).origin,
+      }));
+    },
+
+    async list(userId) {
+      return (await repo.list(userId)).map(present);
+    },
+
+    async accounts(userId) {
+      return (await repo.list(userId)).map((row) => ({ ...present(row), uid: row.uid }));
+    },
+
+    async get(userId, id) {
+      const row = await repo.get(userId, id);
+      return row ? present(row) : null;
+    },
+
+    async startConnect(userId, providerId, callbackUrl) {
+      const provider = oauth.get(providerId as OAuthProviderId);
+      if (!provider) throw new CalendarError('unknown_provider', MESSAGES.unknownProvider);
+      const existing = await repo.list(userId);
+      // At the cap only a reconnect makes sense; say so before the user goes through consent.
+      if (existing.length >= CALENDAR_CONNECTIONS_MAX && !existing.some((c) => c.provider === providerId))
+        throw new CalendarError('too_many', MESSAGES.tooMany);
+      const state = generateState();
+      const verifier = generateCodeVerifier();
+      await repo.pruneStates(clock.now());
+      await repo.saveState(sha256(state), {
+        userId,
+        provider: providerId,
+        verifier: box.seal(verifier),
+        callbackUrl,
+        expiresAt: new Date(nowMs() + STATE_TTL_MS),
+      });
+      const url = provider.client.createAuthorizationURLWithPKCE(
+        provider.endpoints.authorizeUrl,
+        state,
+        CodeChallengeMethod.S256,
+        verifier,
+        SCOPES[providerId as OAuthProviderId],
+      );
+      for (const [k, v] of Object.entries(EXTRA_AUTHORIZE_PARAMS[providerId as OAuthProviderId]))
+        url.searchParams.set(k, v);
+      return url.href;
+    },
+
+    async finishConnect(userId, providerId, params): Promise<ConnectOutcome> {
+      const fallback = '/accounts/3rdparty/';
+      const fail = (callbackUrl: string, error: Extract<ConnectOutcome, { ok: false }>['error']): ConnectOutcome => ({
+        ok: false,
+        callbackUrl,
+        error,
+      });
+      if (!params.state) return fail(fallback, 'unknown');
+      // Single use: a replayed state finds nothing.
+      const pending = await repo.takeState(sha256(params.state));
+      if (!pending || pending.expiresAt.getTime() < nowMs() || pending.provider !== providerId)
+        return fail(pending?.callbackUrl ?? fallback, 'unknown');
+      // Only the user who started it may finish it (a link sent to someone else does nothing).
+      if (pending.userId !== userId) return fail(fallback, 'unknown');
+      if (params.error) return fail(pending.callbackUrl, params.error === 'access_denied' ? 'cancelled' : 'denied');
+      const provider = oauth.get(providerId as OAuthProviderId);
+      if (!provider || !params.code) return fail(pending.callbackUrl, 'unknown');
+      try {
+        const verifier = box.open(pending.verifier);
+        const tokens = await withTimeout(
+          provider.client.validateAuthorizationCode(provider.endpoints.tokenUrl, params.code, verifier),
+          timeoutMs,
+          'The code exchange',
+        );
+        const access = tokens.accessToken();
+        const account = await provider.api.account(access);
+        const existing = await repo.findByUid(providerId, account.uid);
+        const previous = existing && existing.userId === userId ? openTokensOrNull(existing) : null;
+        const secret: OAuthSecret = {
+          access,
+          // Without a new refresh token (a provider that sends one only once), the old one stays.
+          refresh: tokens.hasRefreshToken() ? tokens.refreshToken() : (previous?.refresh ?? null),
+          expiresAt: expiresAtOf(tokens),
+        };
+        const saved = await saveConnection({
+          userId: pending.userId,
+          provider: providerId as OAuthProviderId,
+          uid: account.uid,
+          display: account.display,
+          secret: box.sealJson(secret),
+          accessExpiresAt: secret.expiresAt === null ? null : new Date(secret.expiresAt),
+        });
+        if (saved === 'other_user') return fail(pending.callbackUrl, 'connected_other');
+        if (!saved) return fail(pending.callbackUrl, 'unknown');
+        return { ok: true, callbackUrl: pending.callbackUrl, connection: present(saved) };
+      } catch (err) {
+        log.warn({ provider: providerId, reason: transient(err).message }, 'calendar connection failed');
+        return fail(pending.callbackUrl, 'unknown');
+      }
+    },
+
+    async addIcs(userId, rawUrl, name) {
+      const url = icsAddress(rawUrl);
+      if (!url) throw new CalendarError('invalid_url', MESSAGES.invalidUrl);
+      const uid = `ics-${box.digest(`${userId}\n${url}`).slice(0, 32)}`;
+      const existing = await repo.findByUid('ics', uid);
+      if (existing) throw new CalendarError('duplicate', MESSAGES.duplicate);
+      if ((await repo.list(userId)).length >= CALENDAR_CONNECTIONS_MAX)
+        throw new CalendarError('too_many', MESSAGES.tooMany);
+      let calendar: ParsedCalendar;
+      try {
+        calendar = await fetchIcs(url);
+      } catch (err) {
+        throw icsProblem(err);
+      }
+      const display = name?.trim() || calendar.name || new URL(url).hostname;
+      const saved = await saveConnection({
+        userId,
+        provider: 'ics',
+        uid,
+        display,
+        secret: box.sealJson({ url } satisfies IcsSecret),
+        accessExpiresAt: null,
+      });
+      if (saved === 'other_user') throw new CalendarError('duplicate', MESSAGES.duplicate);
+      if (!saved) throw new CalendarError('too_many', MESSAGES.tooMany);
+      await repo.setStatus(saved.id, { lastSyncedAt: clock.now(), updatedAt: clock.now() });
+      // The calendar just read serves the first days asked for.
+      icsCache.get(`${saved.id}:ics`, async () => calendar);
+      return present({ ...saved, lastSyncedAt: clock.now() });
+    },
+
+    async disconnect(userId, id) {
+      const row = await repo.remove(userId, id);
+      if (!row) return false;
+      forget(row.id);
+      await revoke(row);
+      return true;
+    },
+
+    async disconnectAccount(userId, providerId, uid) {
+      const row = (await repo.list(userId)).find((c) => c.provider === providerId && c.uid === uid);
+      return row ? service.disconnect(userId, row.id) : false;
+    },
+
+    async eventsForDay(userId, date, timeZone) {
+      const zone = timeZone ?? (await repo.timeZoneOf(userId)) ?? 'UTC';
+      const window = dayWindow(date, zone);
+      const rows = await repo.list(userId);
+      const results = await Promise.all(rows.map((row) => connectionEvents(row, window)));
+      const events: TCalendarEvent[] = [];
+      const problems: TCalendarProblem[] = [];
+      for (const r of results) {
+        if ('problem' in r) problems.push(r.problem);
+        else events.push(...r.events);
+      }
+      return { date, time_zone: zone, events: events.sort(byDay), problems };
+    },
+  };
+
+  function openTokensOrNull(row: ConnectionRow): OAuthSecret | null {
+    try {
+      return box.openJson<OAuthSecret>(row.secret);
+    } catch {
+      return null;
+    }
+  }
+
+  return service;
+}
