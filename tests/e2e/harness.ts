@@ -36,7 +36,10 @@ export async function startApp(
   env: Record<string, string> = {},
   /** Runs before the server starts, e.g. operator commands (the embedded database allows one process). */
   beforeStart?: (run: RunCommand) => Promise<void> | void,
+  /** `entry`: the script to run instead of apps/server/src/server.ts (a test-only entry point). */
+  options: { entry?: string } = {},
 ): Promise<RunningApp & { run: RunCommand }> {
+  const entry = options.entry ?? path.join(ROOT, 'apps/server/src/server.ts');
   const port = await freePort();
   const database = await createDatabaseUrl();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'daybook-e2e-'));
@@ -68,7 +71,7 @@ export async function startApp(
   let exited: Promise<void>;
 
   const spawnServer = () => {
-    child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'apps/server/src/server.ts')], {
+    child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [entry], {
       cwd: ROOT,
       env: fullEnv,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,51 @@
+// Test-only entry point: apps/server/src/server.ts with the calendar providers' endpoints pointed at
+// the local fakes. The product reads no endpoints from the environment; only this file does, for e2e.
+import { buildApp } from '../../apps/server/src/app.ts';
+import { restrictNewFiles } from '../../apps/server/src/lib/private-files.ts';
+import { closeOnSignals, configOrExit } from '../../apps/server/src/lib/process.ts';
+import type { OAuthEndpoints, OAuthProviderId } from '../../apps/server/src/modules/calendar/calendar.types.ts';
+
+type Endpoints = Partial<Record<OAuthProviderId, OAuthEndpoints>>;
+
+/** E2E_CALENDAR_ENDPOINTS as JSON, or the process ends saying what is wrong with it. */
+function endpointsOrExit(): Endpoints {
+  const raw = process.env.E2E_CALENDAR_ENDPOINTS;
+  if (!raw) {
+    console.error('E2E_CALENDAR_ENDPOINTS is not set: this entry point needs the fake providers’ endpoints.');
+    process.exit(1);
+  }
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
+    return parsed as Endpoints;
+  } catch (err) {
+    console.error(`E2E_CALENDAR_ENDPOINTS is not a JSON object of endpoints: ${(err as Error).message}`);
+    process.exit(1);
+  }
+}
+
+async function main() {
+  restrictNewFiles();
+  const config = configOrExit();
+  const endpoints = endpointsOrExit();
+
+  const app = await buildApp(config, { calendar: { endpoints } }).catch((err: Error) => {
+    console.error(`Daybook could not start: ${err.message}`);
+    process.exit(1);
+  });
+
+  closeOnSignals(app);
+
+  try {
+    await app.listen({ host: config.host, port: config.port });
+    app.log.info(`Daybook (calendar e2e) is ready at ${config.publicUrl}`);
+    const first = await app.accounts.bootstrapInvite();
+    if (first) app.log.warn(`No accounts yet. First invite link: ${first.signup_url}`);
+  } catch (err) {
+    app.log.error({ err }, 'could not listen');
+    await app.close();
+    process.exit(1);
+  }
+}
+
+void main();
