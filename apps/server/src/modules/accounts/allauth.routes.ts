@@ -286,10 +286,10 @@ export default async function allauthRoutes(
   app.post('/account/providers/disconnect', disconnect);
 
   /** A callback_url as a path on this site: a local path, or a full URL of this site. */
-  function callbackPath(value: unknown): string {
+  function callbackPath(value: unknown, fallback = CONNECTIONS_PAGE): string {
     if (typeof value === 'string' && value.startsWith(`${publicUrl}/`))
-      return localPath(value.slice(publicUrl.length), CONNECTIONS_PAGE);
-    return localPath(value, CONNECTIONS_PAGE);
+      return localPath(value.slice(publicUrl.length), fallback);
+    return localPath(value, fallback);
   }
 
   // The spec's JSON call: answers the provider's consent address for the client to open.
@@ -314,7 +314,8 @@ export default async function allauthRoutes(
   // A form post: answers with redirects, never JSON, as allauth does in headless-only mode.
   app.post('/auth/provider/redirect', async (request, reply) => {
     const b = body(request);
-    const callback = callbackPath(b.callback_url);
+    // A login attempt has no business on the connections page; allauth falls back to the front page.
+    const callback = callbackPath(b.callback_url, b.process === 'connect' ? CONNECTIONS_PAGE : '/');
     const failed = (error: string, process: string) => {
       const target = new URL(callback, 'http://x');
       target.searchParams.set('error', error);
