@@ -1,0 +1,628 @@
+import { readFileSync } from 'node:fs';
+import ICAL from 'ical.js';
+import { describe, expect, it } from 'vitest';
+import type { SourceEvent } from './calendar.types.ts';
+import { dayWindow, zonedIso } from './day.ts';
+import { IcsError, type ParsedCalendar, parseIcs } from './ics.ts';
+
+const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
+
+/** A calendar as feeds send it (CRLF), around the given VEVENT/VTIMEZONE lines. */
+function ics(...blocks: string[]): string {
+  return ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Daybook tests//EN', ...blocks, 'END:VCALENDAR', ''].join('\r\n');
+}
+
+function vevent(uid: string, ...lines: string[]): string {
+  return ['BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260101T000000Z', ...lines, 'END:VEVENT'].join('\r\n');
+}
+
+/** A day as the user sees it: times in their zone, all-day events by date. */
+function day(calendar: ParsedCalendar, date: string, timeZone = 'Europe/Berlin') {
+  return calendar
+    .events(dayWindow(date, timeZone))
+    .map((e) =>
+      e.allDay
+        ? { title: e.title, start: e.startDate, end: e.endDate, allDay: true }
+        : { title: e.title, start: zonedIso(e.start, timeZone), end: zonedIso(e.end, timeZone), allDay: false },
+    )
+    .sort((a, b) => a.start.localeCompare(b.start) || a.title.localeCompare(b.title));
+}
+
+const titles = (calendar: ParsedCalendar, date: string, timeZone = 'Europe/Berlin') =>
+  day(calendar, date, timeZone).map((e) => e.title);
+
+function timed(events: SourceEvent[], title: string) {
+  const event = events.find((e) => e.title === title);
+  if (!event || event.allDay) throw new Error(`no timed event "${title}"`);
+  return event;
+}
+
+describe('a Google Calendar secret address', () => {
+  const calendar = parseIcs(fixture('google-work.ics'));
+
+  it('reads the calendar name', () => {
+    expect(calendar.name).toBe('Work');
+  });
+
+  it('keeps a weekly 09:00 meeting at 09:00 local across the March change', () => {
+    const before = calendar.events(dayWindow('2026-03-23', 'Europe/Berlin'));
+    const after = calendar.events(dayWindow('2026-03-30', 'Europe/Berlin'));
+    expect(timed(before, 'Team standup').start.toISOString()).toBe('2026-03-23T08:00:00.000Z');
+    expect(timed(after, 'Team standup').start.toISOString()).toBe('2026-03-30T07:00:00.000Z');
+    expect(day(calendar, '2026-03-30').find((e) => e.title === 'Team standup')).toEqual({
+      title: 'Team standup',
+      start: '2026-03-30T09:00:00+02:00',
+      end: '2026-03-30T09:30:00+02:00',
+      allDay: false,
+    });
+    expect(timed(after, 'Team standup').location).toBe('Room 4.12');
+  });
+
+  it('gives each instance of a series its own id', () => {
+    const a = timed(calendar.events(dayWindow('2026-03-23', 'Europe/Berlin')), 'Team standup');
+    const b = timed(calendar.events(dayWindow('2026-03-30', 'Europe/Berlin')), 'Team standup');
+    expect(a.id).not.toBe(b.id);
+    expect(a.id.startsWith('4k2m8q1v7b3n5c9x0z6l1h3j5g@google.com')).toBe(true);
+  });
+
+  it('leaves out the week an EXDATE removes, and only that week', () => {
+    expect(titles(calendar, '2026-04-13')).not.toContain('Team standup');
+    expect(titles(calendar, '2026-04-27')).toContain('Team standup');
+  });
+
+  it('shows a moved instance at its new time on its new day, and not at its old one', () => {
+    expect(titles(calendar, '2026-04-06')).toEqual([]);
+    expect(day(calendar, '2026-04-07')).toEqual([
+      {
+        title: 'Team standup (moved)',
+        start: '2026-04-07T14:00:00+02:00',
+        end: '2026-04-07T14:30:00+02:00',
+        allDay: false,
+      },
+    ]);
+  });
+
+  it('leaves out a cancelled instance and a cancelled event', () => {
+    expect(titles(calendar, '2026-04-20')).toEqual([]);
+    expect(day(calendar, '2026-03-30').map((e) => e.title)).toEqual(['Team standup', 'Lunch with Dana']);
+  });
+
+  it('reads UTC times', () => {
+    expect(day(calendar, '2026-03-30')[1]).toMatchObject({
+      title: 'Lunch with Dana',
+      start: '2026-03-30T14:00:00+02:00',
+      end: '2026-03-30T15:00:00+02:00',
+    });
+  });
+
+  it('follows INTERVAL and UNTIL', () => {
+    const sprint = ['2026-03-05', '2026-03-12', '2026-03-19', '2026-04-02', '2026-04-16', '2026-04-30'].map((d) =>
+      titles(calendar, d).includes('Sprint review'),
+    );
+    // Every other Thursday; UNTIL (13:59:59Z) ends the series before its 16:00 meeting on Apr 30.
+    expect(sprint).toEqual([true, false, true, true, true, false]);
+  });
+
+  it('follows COUNT', () => {
+    const pages = ['2026-03-01', '2026-03-02', '2026-03-06', '2026-03-07'].map((d) =>
+      titles(calendar, d).includes('Morning pages'),
+    );
+    expect(pages).toEqual([false, true, true, false]);
+  });
+
+  it('follows a monthly BYDAY rule (last Tuesday)', () => {
+    expect(day(calendar, '2026-03-31')).toEqual([
+      { title: 'Book club', start: '2026-03-31T18:30:00+02:00', end: '2026-03-31T20:00:00+02:00', allDay: false },
+    ]);
+    expect(titles(calendar, '2026-04-21')).toEqual([]);
+    expect(titles(calendar, '2026-04-28')).toEqual(['Book club']);
+    expect(timed(calendar.events(dayWindow('2026-04-28', 'Europe/Berlin')), 'Book club').location).toBe(
+      'Café Einstein, Kurfürstenstraße 58, 10785 Berlin, Germany',
+    );
+  });
+
+  it('shows an all-day event on its date only, in any zone', () => {
+    const easter = { title: 'Easter Sunday', start: '2026-04-05', end: '2026-04-06', allDay: true };
+    expect(day(calendar, '2026-04-05')).toEqual([easter]);
+    expect(day(calendar, '2026-04-05', 'Pacific/Kiritimati')).toEqual([easter]);
+    expect(day(calendar, '2026-04-05', 'Pacific/Pago_Pago')).toEqual([easter]);
+    expect(titles(calendar, '2026-04-04')).toEqual([]);
+  });
+
+  it('shows a multi-day all-day event on each day it covers', () => {
+    const offsite = { title: 'Offsite', start: '2026-04-10', end: '2026-04-13', allDay: true };
+    expect(day(calendar, '2026-04-10')).toEqual([offsite]);
+    expect(day(calendar, '2026-04-11')).toEqual([offsite]);
+    expect(day(calendar, '2026-04-12')).toEqual([offsite]);
+    expect(titles(calendar, '2026-04-13')).not.toContain('Offsite');
+    expect(titles(calendar, '2026-04-09')).not.toContain('Offsite');
+  });
+});
+
+describe('an Outlook published calendar (Windows zone names)', () => {
+  const calendar = parseIcs(fixture('outlook-published.ics'));
+
+  it('reads its VTIMEZONE for a Windows zone name, across the March change', () => {
+    expect(day(calendar, '2026-03-23')).toEqual([
+      { title: 'Design review', start: '2026-03-23T10:00:00+01:00', end: '2026-03-23T11:00:00+01:00', allDay: false },
+    ]);
+    expect(day(calendar, '2026-03-30')).toEqual([
+      { title: 'Design review', start: '2026-03-30T10:00:00+02:00', end: '2026-03-30T11:00:00+02:00', allDay: false },
+    ]);
+    expect(timed(calendar.events(dayWindow('2026-03-30', 'Europe/Berlin')), 'Design review').location).toBe(
+      'Microsoft Teams Meeting',
+    );
+  });
+
+  it('applies an EXDATE with a TZID', () => {
+    expect(titles(calendar, '2026-03-31')).toEqual([]);
+    expect(titles(calendar, '2026-04-01')).toEqual([]);
+    expect(titles(calendar, '2026-04-08')).toEqual(['Design review']);
+  });
+
+  it('moves an instance to another time on the same day', () => {
+    expect(day(calendar, '2026-03-25')).toEqual([
+      { title: 'Design review', start: '2026-03-25T15:30:00+01:00', end: '2026-03-25T16:30:00+01:00', allDay: false },
+    ]);
+  });
+
+  it('ends the series at UNTIL, inclusive', () => {
+    expect(titles(calendar, '2026-06-01')).toEqual(['Design review']);
+    expect(titles(calendar, '2026-06-03')).toEqual([]);
+  });
+
+  it('maps a Windows zone name without a VTIMEZONE to its IANA zone, with its summer time', () => {
+    // 08:00 in Los Angeles on 2026-03-18 is PDT (-07:00): 16:00 in Berlin, still on CET.
+    expect(day(calendar, '2026-03-18')).toContainEqual({
+      title: 'Forecast call',
+      start: '2026-03-18T16:00:00+01:00',
+      end: '2026-03-18T17:00:00+01:00',
+      allDay: false,
+    });
+  });
+
+  it("reads Outlook's TZID=UTC", () => {
+    expect(day(calendar, '2026-03-19')).toEqual([
+      { title: 'Release sync', start: '2026-03-19T15:00:00+01:00', end: '2026-03-19T15:30:00+01:00', allDay: false },
+    ]);
+  });
+
+  it('shows all-day events, including midnight-to-midnight ones flagged all-day', () => {
+    expect(day(calendar, '2026-04-06')).toContainEqual({
+      title: 'Public holiday',
+      start: '2026-04-06',
+      end: '2026-04-07',
+      allDay: true,
+    });
+    const conference = { title: 'Conference', start: '2026-04-22', end: '2026-04-24', allDay: true };
+    expect(day(calendar, '2026-04-23')).toEqual([conference]);
+    expect(day(calendar, '2026-04-23', 'America/Los_Angeles')).toEqual([conference]);
+    expect(titles(calendar, '2026-04-24')).toEqual([]);
+  });
+});
+
+describe('an iCloud calendar in another time zone', () => {
+  const calendar = parseIcs(fixture('icloud-personal.ics'));
+
+  it('reads the name trimmed', () => {
+    expect(calendar.name).toBe('Family & Friends');
+  });
+
+  it('shows a 09:00 New York event at 15:00 for a user in Berlin, and at 09:00 for one in New York', () => {
+    expect(day(calendar, '2026-02-10')).toEqual([
+      { title: 'Check-up', start: '2026-02-10T15:00:00+01:00', end: '2026-02-10T16:00:00+01:00', allDay: false },
+    ]);
+    expect(day(calendar, '2026-02-10', 'America/New_York')).toContainEqual({
+      title: 'Check-up',
+      start: '2026-02-10T09:00:00-05:00',
+      end: '2026-02-10T10:00:00-05:00',
+      allDay: false,
+    });
+  });
+
+  it('puts a late evening New York event on the next Berlin date', () => {
+    expect(titles(calendar, '2026-02-10')).not.toContain('Call with Grandma');
+    expect(day(calendar, '2026-02-11')).toContainEqual({
+      title: 'Call with Grandma',
+      start: '2026-02-11T02:30:00+01:00',
+      end: '2026-02-11T04:30:00+01:00',
+      allDay: false,
+    });
+    expect(titles(calendar, '2026-02-10', 'America/New_York')).toContain('Call with Grandma');
+  });
+
+  it('follows the New York summer time in the weeks Berlin has not changed yet', () => {
+    expect(day(calendar, '2026-02-16')).toContainEqual(expect.objectContaining({ start: '2026-02-16T15:00:00+01:00' }));
+    expect(day(calendar, '2026-03-16')).toContainEqual({
+      title: 'Piano lesson',
+      start: '2026-03-16T14:00:00+01:00',
+      end: '2026-03-16T15:00:00+01:00',
+      allDay: false,
+    });
+  });
+
+  it('keeps http(s) URLs and drops others', () => {
+    const checkUp = timed(calendar.events(dayWindow('2026-02-10', 'Europe/Berlin')), 'Check-up');
+    expect(checkUp.url).toBe('https://example.com/appointments/8841?ref=ical');
+    expect(checkUp.location).toBe('Dr. Patel, 350 5th Ave, New York');
+    const call = timed(calendar.events(dayWindow('2026-02-11', 'Europe/Berlin')), 'Call with Grandma');
+    expect(call.url).toBeNull();
+    expect(call.location).toBeNull();
+  });
+
+  it("reads floating times in the user's zone", () => {
+    expect(day(calendar, '2026-02-11')).toContainEqual({
+      title: 'Morning run',
+      start: '2026-02-11T07:00:00+01:00',
+      end: '2026-02-11T07:30:00+01:00',
+      allDay: false,
+    });
+    expect(day(calendar, '2026-02-11', 'America/New_York')).toContainEqual({
+      title: 'Morning run',
+      start: '2026-02-11T07:00:00-05:00',
+      end: '2026-02-11T07:30:00-05:00',
+      allDay: false,
+    });
+    // INTERVAL=2: every other day.
+    expect(titles(calendar, '2026-02-12')).not.toContain('Morning run');
+    expect(titles(calendar, '2026-02-13')).toContain('Morning run');
+  });
+
+  it('reads an IANA TZID that has no VTIMEZONE in the file', () => {
+    // 10:00 in Tokyo is 02:00 in Berlin.
+    expect(day(calendar, '2026-02-12')).toContainEqual({
+      title: 'Video call with Kenji',
+      start: '2026-02-12T02:00:00+01:00',
+      end: '2026-02-12T03:00:00+01:00',
+      allDay: false,
+    });
+  });
+
+  it('reads DURATION and names an untitled event', () => {
+    expect(day(calendar, '2026-02-13')).toContainEqual({
+      title: '(No title)',
+      start: '2026-02-13T18:00:00+01:00',
+      end: '2026-02-13T18:45:00+01:00',
+      allDay: false,
+    });
+  });
+
+  it('repeats a yearly all-day event and a multi-day weekend', () => {
+    const birthday = { title: "Mia's birthday", start: '2027-02-12', end: '2027-02-13', allDay: true };
+    expect(day(calendar, '2027-02-12')).toContainEqual(birthday);
+    const weekend = { title: 'Weekend in Vermont', start: '2026-02-14', end: '2026-02-16', allDay: true };
+    expect(day(calendar, '2026-02-14')).toContainEqual(weekend);
+    expect(day(calendar, '2026-02-15')).toContainEqual(weekend);
+    expect(titles(calendar, '2026-02-16')).not.toContain('Weekend in Vermont');
+  });
+});
+
+describe('time zones', () => {
+  const at = (tzid: string) =>
+    parseIcs(
+      ics(vevent('z', `DTSTART;TZID=${tzid}:20260115T120000`, `DTEND;TZID=${tzid}:20260115T130000`, 'SUMMARY:Noon')),
+    );
+  const startOf = (calendar: ParsedCalendar) =>
+    calendar.events(dayWindow('2026-01-15', 'UTC')).map((e) => (e.allDay ? e.startDate : e.start.toISOString()));
+
+  it.each([
+    ['W. Europe Standard Time', '2026-01-15T11:00:00.000Z'],
+    ['Central Europe Standard Time', '2026-01-15T11:00:00.000Z'],
+    ['Romance Standard Time', '2026-01-15T11:00:00.000Z'],
+    ['GMT Standard Time', '2026-01-15T12:00:00.000Z'],
+    ['Eastern Standard Time', '2026-01-15T17:00:00.000Z'],
+    ['Pacific Standard Time', '2026-01-15T20:00:00.000Z'],
+    ['"AUS Eastern Standard Time"', '2026-01-15T01:00:00.000Z'],
+    ['Tokyo Standard Time', '2026-01-15T03:00:00.000Z'],
+    ['India Standard Time', '2026-01-15T06:30:00.000Z'],
+    ['China Standard Time', '2026-01-15T04:00:00.000Z'],
+    ['UTC', '2026-01-15T12:00:00.000Z'],
+  ])('maps the Windows zone %s', (tzid, expected) => {
+    expect(startOf(at(tzid))).toEqual([expected]);
+  });
+
+  it('reads IANA names, also behind an old exporter path', () => {
+    expect(startOf(at('America/Sao_Paulo'))).toEqual(['2026-01-15T15:00:00.000Z']);
+    expect(startOf(at('/mozilla.org/20050126_1/Europe/Berlin'))).toEqual(['2026-01-15T11:00:00.000Z']);
+  });
+
+  it('treats an unknown TZID without a VTIMEZONE as UTC', () => {
+    expect(startOf(at('Mars/Olympus_Mons'))).toEqual(['2026-01-15T12:00:00.000Z']);
+  });
+
+  it("keeps each calendar's own zone definitions to itself", () => {
+    const custom = (offset: string) =>
+      [
+        'BEGIN:VTIMEZONE',
+        'TZID:Custom/Zone',
+        'BEGIN:STANDARD',
+        'DTSTART:19700101T000000',
+        `TZOFFSETFROM:${offset}`,
+        `TZOFFSETTO:${offset}`,
+        'END:STANDARD',
+        'END:VTIMEZONE',
+      ].join('\r\n');
+    const event = vevent('c', 'DTSTART;TZID=Custom/Zone:20260115T120000', 'SUMMARY:Custom');
+    const a = parseIcs(ics(custom('+0500'), event));
+    const b = parseIcs(ics(custom('+0900'), event));
+    const c = parseIcs(ics(event));
+    expect(startOf(a)).toEqual(['2026-01-15T07:00:00.000Z']);
+    expect(startOf(b)).toEqual(['2026-01-15T03:00:00.000Z']);
+    expect(startOf(c)).toEqual(['2026-01-15T12:00:00.000Z']);
+    expect(startOf(a)).toEqual(['2026-01-15T07:00:00.000Z']);
+  });
+
+  it("ignores zones registered in ical.js's process-wide TimezoneService", () => {
+    const bogus = new ICAL.Timezone({
+      tzid: 'Europe/Berlin',
+      component: ICAL.Component.fromString(
+        'BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin\r\nBEGIN:STANDARD\r\nDTSTART:19700101T000000\r\nTZOFFSETFROM:+0500\r\nTZOFFSETTO:+0500\r\nEND:STANDARD\r\nEND:VTIMEZONE',
+      ),
+    });
+    ICAL.TimezoneService.register(bogus, 'Europe/Berlin');
+    try {
+      expect(startOf(at('Europe/Berlin'))).toEqual(['2026-01-15T11:00:00.000Z']);
+    } finally {
+      ICAL.TimezoneService.remove('Europe/Berlin');
+    }
+  });
+
+  it('moves a wall time in the spring gap forward', () => {
+    const calendar = parseIcs(ics(vevent('g', 'DTSTART;TZID=Europe/Berlin:20260329T023000', 'SUMMARY:Early')));
+    expect(day(calendar, '2026-03-29')).toEqual([
+      { title: 'Early', start: '2026-03-29T03:30:00+02:00', end: '2026-03-29T03:30:00+02:00', allDay: false },
+    ]);
+  });
+});
+
+describe('recurrence details', () => {
+  const daily = (...extra: string[]) =>
+    parseIcs(
+      ics(
+        vevent(
+          'd',
+          'DTSTART;TZID=Europe/Berlin:20260316T090000',
+          'DTEND;TZID=Europe/Berlin:20260316T100000',
+          'RRULE:FREQ=DAILY;UNTIL=20260331T220000Z',
+          'SUMMARY:Daily',
+          ...extra,
+        ),
+      ),
+    );
+  const dates = (calendar: ParsedCalendar) =>
+    ['2026-03-16', '2026-03-17', '2026-03-18', '2026-03-19', '2026-03-20'].filter((d) =>
+      titles(calendar, d).includes('Daily'),
+    );
+
+  it('applies EXDATEs written in UTC, as lists, and as dates', () => {
+    expect(dates(daily('EXDATE:20260317T080000Z,20260319T080000Z'))).toEqual([
+      '2026-03-16',
+      '2026-03-18',
+      '2026-03-20',
+    ]);
+    expect(dates(daily('EXDATE;VALUE=DATE:20260318'))).toEqual([
+      '2026-03-16',
+      '2026-03-17',
+      '2026-03-19',
+      '2026-03-20',
+    ]);
+  });
+
+  it('adds RDATEs', () => {
+    const calendar = daily('RDATE;TZID=Europe/Berlin:20260404T150000');
+    expect(day(calendar, '2026-04-04')).toEqual([
+      { title: 'Daily', start: '2026-04-04T15:00:00+02:00', end: '2026-04-04T16:00:00+02:00', allDay: false },
+    ]);
+    expect(titles(calendar, '2026-04-03')).toEqual([]);
+  });
+
+  it('brings an instance moved in from another day, and drops it where it was', () => {
+    const calendar = parseIcs(
+      ics(
+        vevent(
+          'w',
+          'DTSTART;TZID=Europe/Berlin:20260302T090000',
+          'DURATION:PT1H',
+          'RRULE:FREQ=WEEKLY',
+          'SUMMARY:Weekly',
+        ),
+        vevent(
+          'w',
+          'RECURRENCE-ID;TZID=Europe/Berlin:20260316T090000',
+          'DTSTART;TZID=Europe/Berlin:20260312T170000',
+          'DTEND;TZID=Europe/Berlin:20260312T180000',
+          'SUMMARY:Weekly (early)',
+        ),
+      ),
+    );
+    expect(day(calendar, '2026-03-12')).toEqual([
+      { title: 'Weekly (early)', start: '2026-03-12T17:00:00+01:00', end: '2026-03-12T18:00:00+01:00', allDay: false },
+    ]);
+    expect(titles(calendar, '2026-03-16')).toEqual([]);
+    expect(titles(calendar, '2026-03-09')).toEqual(['Weekly']);
+    expect(titles(calendar, '2026-03-23')).toEqual(['Weekly']);
+  });
+
+  it('follows BYDAY with several days and COUNT', () => {
+    const calendar = parseIcs(
+      ics(
+        vevent(
+          'b',
+          'DTSTART;TZID=Europe/Berlin:20260302T180000',
+          'DTEND;TZID=Europe/Berlin:20260302T190000',
+          'RRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR;COUNT=4',
+          'SUMMARY:Gym',
+        ),
+      ),
+    );
+    const seen = ['2026-03-02', '2026-03-03', '2026-03-04', '2026-03-06', '2026-03-09', '2026-03-11'].filter((d) =>
+      titles(calendar, d).includes('Gym'),
+    );
+    expect(seen).toEqual(['2026-03-02', '2026-03-04', '2026-03-06', '2026-03-09']);
+  });
+
+  it('reads a date without VALUE=DATE, a missing DTEND, and a DURATION on all-day events', () => {
+    const calendar = parseIcs(
+      ics(
+        vevent('one', 'DTSTART:20260501', 'SUMMARY:Labour Day'),
+        vevent('two', 'DTSTART;VALUE=DATE:20260514', 'DURATION:P2D', 'SUMMARY:Trip'),
+      ),
+    );
+    expect(day(calendar, '2026-05-01')).toEqual([
+      { title: 'Labour Day', start: '2026-05-01', end: '2026-05-02', allDay: true },
+    ]);
+    expect(titles(calendar, '2026-05-02')).toEqual([]);
+    expect(titles(calendar, '2026-05-15')).toEqual(['Trip']);
+    expect(titles(calendar, '2026-05-16')).toEqual([]);
+  });
+
+  it('finds the instance of a daily event that started a hundred years ago', () => {
+    const calendar = parseIcs(
+      ics(
+        vevent(
+          'old',
+          'DTSTART;TZID=Europe/Berlin:19260101T080000',
+          'DURATION:PT15M',
+          'RRULE:FREQ=DAILY',
+          'SUMMARY:Old',
+        ),
+      ),
+    );
+    expect(day(calendar, '2026-07-01')).toEqual([
+      { title: 'Old', start: '2026-07-01T08:00:00+02:00', end: '2026-07-01T08:15:00+02:00', allDay: false },
+    ]);
+  });
+
+  it('skips rules that would never end or never match, and still lists the rest', () => {
+    const calendar = parseIcs(
+      ics(
+        vevent('s', 'DTSTART:20200101T000000Z', 'RRULE:FREQ=SECONDLY', 'SUMMARY:Every second'),
+        // DTSTART is a Tuesday: every seventh day is never a Monday.
+        vevent('n', 'DTSTART:20260303T090000Z', 'RRULE:FREQ=DAILY;INTERVAL=7;BYDAY=MO', 'SUMMARY:Never'),
+        vevent('m', 'DTSTART:20000101T000000Z', 'RRULE:FREQ=MINUTELY;COUNT=900000000', 'SUMMARY:Every minute'),
+        // ical.js refuses to iterate this one.
+        vevent('r', 'DTSTART:20260105T090000Z', 'RRULE:FREQ=MONTHLY;BYDAY=1MO;BYMONTHDAY=15', 'SUMMARY:Refused'),
+        vevent('ok', 'DTSTART:20260316T100000Z', 'DTEND:20260316T110000Z', 'SUMMARY:Normal'),
+      ),
+    );
+    expect(titles(calendar, '2026-03-16', 'UTC')).toEqual(['Normal']);
+    // A second day on the same parse answers as well.
+    expect(titles(calendar, '2026-03-17', 'UTC')).toEqual([]);
+  });
+});
+
+describe('text', () => {
+  it('strips control characters, trims, and caps lengths', () => {
+    const long = 'x'.repeat(400);
+    const calendar = parseIcs(
+      ics(
+        `X-WR-CALNAME:\u0007 ${'N'.repeat(150)}`,
+        vevent('t', 'DTSTART:20260316T100000Z', 'SUMMARY:  Stand\u0000up\\nnotes \u001b[31m ', 'LOCATION:   '),
+        vevent('u', 'DTSTART:20260316T110000Z', `SUMMARY:${long}`, 'LOCATION:Room\u0007 7', 'URL:ftp://example.com/x'),
+      ),
+    );
+    expect(calendar.name).toBe('N'.repeat(100));
+    const events = calendar.events(dayWindow('2026-03-16', 'UTC'));
+    expect(events.map((e) => [e.title, e.location, e.url])).toEqual([
+      ['Standup notes [31m', null, null],
+      ['x'.repeat(300), 'Room 7', null],
+    ]);
+  });
+
+  it('keeps ids unique when a feed repeats a UID', () => {
+    const calendar = parseIcs(
+      ics(
+        vevent('dup', 'DTSTART:20260316T100000Z', 'SUMMARY:A'),
+        vevent('dup', 'DTSTART:20260316T120000Z', 'SUMMARY:B'),
+      ),
+    );
+    const ids = calendar.events(dayWindow('2026-03-16', 'UTC')).map((e) => e.id);
+    expect(new Set(ids).size).toBe(2);
+  });
+
+  it('skips a malformed event and keeps the others', () => {
+    const calendar = parseIcs(
+      ics(
+        vevent('bad', 'DTSTART:20261399T250000Z', 'SUMMARY:Broken'),
+        vevent('nostart', 'SUMMARY:No start'),
+        vevent('good', 'DTSTART:20260316T100000Z', 'SUMMARY:Fine'),
+      ),
+    );
+    expect(titles(calendar, '2026-03-16', 'UTC')).toEqual(['Fine']);
+    expect(calendar.name).toBeNull();
+  });
+});
+
+describe('not a calendar', () => {
+  it.each([
+    ['an HTML page', '<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Sign in</body></html>'],
+    ['JSON', '{"error":"not found"}'],
+    ['nothing', ''],
+    ['garbage', '\u0000\u0001binary\u00ff'],
+    ['a vCard', 'BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Ada\r\nEND:VCARD\r\n'],
+    ['a broken calendar', 'BEGIN:VCALENDAR\r\nthis is not a property\r\nEND:VCALENDAR\r\n'],
+  ])('refuses %s with IcsError', (_what, text) => {
+    let error: unknown;
+    try {
+      parseIcs(text);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(IcsError);
+    expect(error).toMatchObject({
+      code: 'not_a_calendar',
+      message: 'That address did not return a calendar (an .ics file).',
+    });
+  });
+
+  it('accepts an empty calendar and a byte order mark', () => {
+    const calendar = parseIcs(`\uFEFF${ics()}`);
+    expect(calendar.events(dayWindow('2026-03-16', 'UTC'))).toEqual([]);
+  });
+});
+
+describe('a large calendar', () => {
+  it('reads a 2 MB feed with thousands of events and answers several days from one parse', () => {
+    const blocks: string[] = [];
+    const filler = 'Notes for the meeting, with an agenda that goes on for a while. '.repeat(8);
+    for (let i = 0; i < 3000; i++) {
+      const date = new Date(Date.UTC(2025, 0, 1) + (i % 1000) * 86_400_000)
+        .toISOString()
+        .slice(0, 10)
+        .replaceAll('-', '');
+      const hour = String(8 + Math.floor(i / 1000)).padStart(2, '0');
+      blocks.push(
+        vevent(
+          `single-${i}`,
+          `DTSTART;TZID=Europe/Berlin:${date}T${hour}0000`,
+          'DURATION:PT30M',
+          `SUMMARY:Single ${i}`,
+          `DESCRIPTION:${filler}`,
+        ),
+      );
+    }
+    for (let i = 0; i < 300; i++) {
+      blocks.push(
+        vevent(
+          `weekly-${i}`,
+          'DTSTART;TZID=Europe/Berlin:20200106T120000',
+          'DURATION:PT1H',
+          'RRULE:FREQ=WEEKLY',
+          `SUMMARY:Weekly ${i}`,
+        ),
+      );
+    }
+    const text = ics(...blocks);
+    expect(text.length).toBeGreaterThan(2_000_000);
+    const calendar = parseIcs(text);
+    // 2026-03-16 is day 439 of the single events and a Monday.
+    const monday = calendar.events(dayWindow('2026-03-16', 'Europe/Berlin'));
+    expect(monday.map((e) => e.title).filter((t) => t.startsWith('Single'))).toEqual([
+      'Single 439',
+      'Single 1439',
+      'Single 2439',
+    ]);
+    expect(monday.filter((e) => e.title.startsWith('Weekly'))).toHaveLength(300);
+    expect(calendar.events(dayWindow('2026-03-17', 'Europe/Berlin'))).toHaveLength(3);
+  });
+});
