@@ -111,6 +111,8 @@ export interface FakeCalendarProviders {
   account(provider: FakeProviderId): FakeAccount;
   /** What clicking Allow on the consent page does: the redirect back (code and state, or an error redirect). Throws on an error page. */
   approve(authorizeUrl: string): Promise<string>;
+  /** The user unticks scopes on the consent screen (Google's granular consent): only these are granted; null: all. */
+  grantOnly(provider: FakeProviderId, scopes: string[] | null): void;
   /** What clicking Deny does: the redirect back with error=access_denied. */
   deny(authorizeUrl: string): Promise<string>;
   /** A grant for the current account without the browser dance, for API client tests. */
@@ -597,8 +599,12 @@ ${items}
     );
   }
 
+  const grantedOnly: Record<FakeProviderId, string[] | null> = { google: null, microsoft: null };
+
   /** The redirect back after the user decided. */
-  function decide(consent: PendingConsent, allow: boolean): string {
+  function decide(asked: PendingConsent, allow: boolean): string {
+    const only = grantedOnly[asked.provider];
+    const consent = only ? { ...asked, scopes: asked.scopes.filter((s) => only.includes(s)) } : asked;
     const location = new URL(consent.redirectUri);
     if (!allow) {
       location.searchParams.set('error', 'access_denied');
@@ -1525,6 +1531,9 @@ ${items}
     },
     account: (provider) => current[provider],
     approve: (authorizeUrl) => decideByHttp(authorizeUrl, 'allow'),
+    grantOnly: (provider, scopes) => {
+      grantedOnly[provider] = scopes;
+    },
     deny: (authorizeUrl) => decideByHttp(authorizeUrl, 'deny'),
     createGrant(provider, options = {}) {
       const scopes =

@@ -193,6 +193,20 @@ describe('connecting Google', () => {
     expect((await other.browser.get(`${API}/account/providers`)).json().data).toEqual([]);
   });
 
+  it('refuses a consent where the user unticked calendar access, and revokes what was granted', async () => {
+    providers.setAccount('google', { sub: 'g-hal', email: 'hal@gmail.test', name: 'Hal' });
+    providers.grantOnly('google', []);
+    try {
+      const { browser } = await signedInUser(t);
+      const revokedBefore = providers.revoked.length;
+      expect(await connect(browser, 'google')).toBe('/accounts/3rdparty/?error=denied&error_process=connect');
+      expect((await browser.get(`${API}/account/providers`)).json().data).toEqual([]);
+      expect(providers.revoked.length).toBe(revokedBefore + 1);
+    } finally {
+      providers.grantOnly('google', null);
+    }
+  });
+
   it('says cancelled when the user denies, and refuses process=login', async () => {
     const { browser } = await signedInUser(t);
     const denied = await providers.deny(await startConnect(browser, 'google'));

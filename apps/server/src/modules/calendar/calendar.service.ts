@@ -479,18 +479,25 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
     return result;
   }
 
+  async function revokeToken(provider: { client: OAuth2Client; endpoints: OAuthEndpoints }, token: string) {
+    if (!provider.endpoints.revokeUrl) return;
+    await withTimeout(
+      provider.client.revokeToken(provider.endpoints.revokeUrl, token),
+      timeoutMs,
+      'The token revocation',
+    );
+  }
+
   async function revoke(row: ConnectionRow) {
     const provider = oauth.get(row.provider as OAuthProviderId);
     if (!provider?.endpoints.revokeUrl) return;
     try {
       const tokens = box.openJson<OAuthSecret>(row.secret);
       // Revoking the refresh token ends the whole grant (Google).
-      await withTimeout(
-        provider.client.revokeToken(provider.endpoints.revokeUrl, tokens.refresh ?? tokens.access),
-        timeoutMs,
-        'The token revocation',
-      );
+      await revokeToken(provider, tokens.refresh ?? tokens.access);
     } catch (err) {
+      // Already revoked (by the user at Google) is as good as done.
+      if (err instanceof OAuth2RequestError && err.code === 'invalid_token') return;
       log.warn(
         { connectionId: row.id, provider: row.provider, reason: transient(err).message },
         'token revocation failed',
@@ -575,6 +582,17 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
           'The code exchange',
         );
         const access = tokens.accessToken();
+        // Google lets people untick scopes on its consent screen: without calendar access there is nothing to read.
+        const granted = tokens.hasScopes() ? tokens.scopes() : null;
+        if (
+          granted &&
+          !SCOPES[providerId as OAuthProviderId].every(
+            (s) => s === 'offline_access' || granted.some((g) => g.endsWith(s)),
+          )
+        ) {
+          await revokeToken(provider, tokens.hasRefreshToken() ? tokens.refreshToken() : access).catch(() => {});
+          return fail(pending.callbackUrl, 'denied');
+        }
         const account = await provider.api.account(access);
         const existing = await repo.findByUid(providerId, account.uid);
         const previous = existing && existing.userId === userId ? openTokensOrNull(existing) : null;

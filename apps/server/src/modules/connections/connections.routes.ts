@@ -236,7 +236,13 @@ export default async function connectionsRoutes(app: FastifyInstance, { calendar
           onConnections: true,
           notice: opts.notice ?? null,
           connections: items,
-          providers: enabled.map((p) => ({ id: p.id, name: p.name })),
+          providers: enabled.map((p) => ({
+            id: p.id,
+            // Connecting a second account of a provider is possible; say so rather than repeat the first label.
+            label: connections.some((c) => c.provider === p.id)
+              ? `Connect another ${p.name} account`
+              : `Connect ${p.name}`,
+          })),
           providerAction: PROVIDER_ACTION,
           callbackUrl: PAGE,
           atMax: connections.length >= CALENDAR_CONNECTIONS_MAX,
