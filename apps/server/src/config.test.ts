@@ -126,6 +126,25 @@ describe('loadConfig', () => {
     );
   });
 
+  it('enables a calendar provider by its client id and secret, and refuses half a client', () => {
+    expect(loadConfig({}).calendar).toEqual({ google: undefined, microsoft: undefined });
+    const both = loadConfig({
+      GOOGLE_CLIENT_ID: 'g-id',
+      GOOGLE_CLIENT_SECRET: 'g-secret',
+      MICROSOFT_CLIENT_ID: 'm-id',
+      MICROSOFT_CLIENT_SECRET: 'm-secret',
+    }).calendar;
+    expect(both).toEqual({
+      google: { clientId: 'g-id', clientSecret: 'g-secret' },
+      microsoft: { clientId: 'm-id', clientSecret: 'm-secret', tenant: 'common' },
+    });
+    expect(problemsOf({ GOOGLE_CLIENT_ID: 'g-id', MICROSOFT_CLIENT_SECRET: 'm-secret' })).toEqual([
+      'GOOGLE_CLIENT_SECRET: must be set together with GOOGLE_CLIENT_ID',
+      'MICROSOFT_CLIENT_ID: must be set together with MICROSOFT_CLIENT_SECRET',
+    ]);
+    expect(problemsOf({ MICROSOFT_TENANT: 'a/b' })[0]).toMatch(/^MICROSOFT_TENANT: must be common/);
+  });
+
   it('refuses a creator slug that would hide an app route', () => {
     expect(problemsOf({ CREATOR_SLUG: 'memories' })[0]).toBe(
       'CREATOR_SLUG: is a reserved path of the app (got "memories")',
