@@ -149,7 +149,7 @@ describe('research from the chat', () => {
       raw_text: expect.stringMatching(/^Let me look into that\.\n\nI'm researching \*\*e-bike batteries\*\*/),
     });
     const chatRequest = fake.requests.findLast((r) => r.stream);
-    expect(chatRequest?.tools?.map((x) => x.function.name)).toEqual(['web_research']);
+    expect(chatRequest?.tools?.map((x) => x.function.name)).toEqual(['web_research', 'calendar_events']);
     expect((await reportOf(tab)).query).toBe('e-bike batteries');
     tab.ws.close();
   });
@@ -318,7 +318,7 @@ describe('the research API', () => {
 });
 
 describe('limits and configuration', () => {
-  it('explains how to configure a search provider when none is, and offers the model no tool', async () => {
+  it('explains how to configure a search provider when none is, and offers the model no research tool', async () => {
     const bare = await startChatApp({ LOG_LEVEL: 'silent' });
     try {
       const { browser } = await signedInUser(bare.t);
@@ -328,7 +328,7 @@ describe('limits and configuration', () => {
       expect(await tab.next(type('system_message'))).toMatchObject({ raw_text: SEARCH_NOT_CONFIGURED });
       tab.say('hello');
       await tab.next(type('markdown'));
-      expect(bare.fake.requests.findLast((r) => r.stream)?.tools).toBeUndefined();
+      expect(bare.fake.requests.findLast((r) => r.stream)?.tools?.map((x) => x.function.name)).toEqual(['calendar_events']);
       tab.ws.close();
     } finally {
       await bare.close();
