@@ -305,7 +305,7 @@ describe('adding an ICS calendar', () => {
     expect(page.body).not.toMatch(/<script/i);
     const [id] = connectionIds(page.body);
     const confirm = await browser.get(`${PAGE}${id}/remove/`);
-    expect(confirm.body).toContain('<h1>Remove &lt;script&gt;alert(1)&lt;/script&gt;?</h1>');
+    expect(confirm.body).toContain('<h1 class="confirm-title">Remove &lt;script&gt;alert(1)&lt;/script&gt;?</h1>');
     expect(confirm.body).not.toMatch(/<script/i);
   });
 
@@ -355,7 +355,7 @@ describe('removing a calendar', () => {
     const [id] = connectionIds((await browser.get(PAGE)).body);
     const confirm = await browser.get(`${PAGE}${id}/remove/`);
     expect(confirm.statusCode).toBe(200);
-    expect(confirm.body).toContain('<h1>Remove Team Rota?</h1>');
+    expect(confirm.body).toContain('<h1 class="confirm-title">Remove Team Rota?</h1>');
     expect(confirm.body).toContain('Daybook stops reading this calendar');
     expect(confirm.body).toContain(`<form method="post" action="/accounts/3rdparty/${id}/remove/">`);
     expect(confirm.body).toContain('<a class="btn btn-secondary" href="/accounts/3rdparty/">Cancel</a>');
