@@ -7,9 +7,14 @@ import { ZCalendarDay, ZProviderAccountsResponse } from '@daybook/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCalendarProviders, startFakeCalendarProviders } from '../../../../../tests/helpers/fake-calendar.ts';
 import type { FakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
+import { systemClock } from '../../lib/clock.ts';
+import { createSafeFetch } from '../../lib/safe-fetch.ts';
+import { createSecretBox } from '../../lib/secret-box.ts';
 import { signedInUser } from '../../test/factories.ts';
-import type { Browser, TestApp } from '../../test/test-app.ts';
+import { type Browser, TEST_SECRET, type TestApp } from '../../test/test-app.ts';
 import { type ChatApp, connect as openChat, startChatApp } from '../chat/chat.test-client.ts';
+import { createCalendarRepo } from './calendar.repo.ts';
+import { createCalendarService } from './calendar.service.ts';
 
 const API = '/_allauth/browser/v1';
 const PUBLIC = 'http://daybook.test';
@@ -275,6 +280,37 @@ describe('tokens', () => {
     }
     expect(refreshes().length - before).toBe(3);
     expect(refreshes().every((r) => r.status === 200)).toBe(true);
+  });
+
+  it('refreshes once when two processes on one database read an expiring token at once', async () => {
+    providers.setAccount('microsoft', { sub: 'm-ivy', email: 'ivy@outlook.test', name: 'Ivy' });
+    providers.setAccessTokenTtl(60, 'microsoft');
+    const { browser, userId } = await signedInUser(t);
+    expect(await connect(browser, 'microsoft')).toBe('/accounts/3rdparty/?connected=microsoft');
+    providers.setAccessTokenTtl(3599, 'microsoft');
+    // A second process: its own service (own memory) on the same database and SECRET_KEY.
+    const other = createCalendarService({
+      repo: createCalendarRepo(t.app.db.prisma),
+      box: createSecretBox([TEST_SECRET], 'calendar connections'),
+      clock: systemClock,
+      log: t.app.log,
+      publicUrl: PUBLIC,
+      clients: t.config.calendar,
+      endpoints: providers.endpoints,
+      cacheMs: 0,
+      safeFetch: createSafeFetch(t.config.fetch),
+    });
+    const refreshes = () => providers.tokenRequests.filter((r) => r.grantType === 'refresh_token').length;
+    const before = refreshes();
+    const release = providers.holdTokenRequests();
+    const reads = Promise.all([
+      t.app.calendar.eventsForDay(userId, today, 'UTC'),
+      other.eventsForDay(userId, today, 'UTC'),
+    ]);
+    await until(() => refreshes() > before);
+    release();
+    for (const result of await reads) expect(result.problems).toEqual([]);
+    expect(refreshes() - before).toBe(1);
   });
 
   it('marks a connection whose access was withdrawn as needing reconnecting, and still answers the others', async () => {

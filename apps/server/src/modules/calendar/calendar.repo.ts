@@ -110,26 +110,26 @@ export function createCalendarRepo(prisma: PrismaClient) {
       return count ? row : null;
     },
 
+    async byId(id: number): Promise<ConnectionRow | null> {
+      const row = await prisma.calendarConnection.findUnique({ where: { id } });
+      return row ? asRow(row) : null;
+    },
+
     /**
-     * Runs `fn` holding the connection's row lock, so one refresh at a time happens per connection
-     * across every process; `fn` sees the row as it is once the lock is held (null: it was removed).
+     * Takes the connection's refresh lease until `until`, unless another process holds one: the row
+     * as it is now, or null. No transaction stays open while the provider answers.
      */
-    async withLock<T>(id: number, fn: (row: ConnectionRow | null, save: SaveTokens) => Promise<T>): Promise<T> {
-      return prisma.$transaction(
-        async (tx) => {
-          const rows = await tx.$queryRawUnsafe<{ id: number }[]>(
-            'SELECT id FROM calendar_connections WHERE id = $1 FOR UPDATE',
-            id,
-          );
-          const row = rows.length ? await tx.calendarConnection.findUnique({ where: { id } }) : null;
-          const save: SaveTokens = async (update) => {
-            await tx.calendarConnection.update({ where: { id }, data: update });
-          };
-          return fn(row ? asRow(row) : null, save);
-        },
-        // A token endpoint may take a while; the lock is held only by the refresh itself.
-        { timeout: 30_000, maxWait: 30_000 },
-      );
+    async claimRefresh(id: number, now: Date, until: Date): Promise<ConnectionRow | null> {
+      const { count } = await prisma.calendarConnection.updateMany({
+        where: { id, OR: [{ refreshLockUntil: null }, { refreshLockUntil: { lt: now } }] },
+        data: { refreshLockUntil: until },
+      });
+      return count ? repo.byId(id) : null;
+    },
+
+    /** Ends the lease, saving what the refresh changed. */
+    async endRefresh(id: number, update: RefreshUpdate): Promise<void> {
+      await prisma.calendarConnection.updateMany({ where: { id }, data: { ...update, refreshLockUntil: null } });
     },
 
     async setStatus(
@@ -165,12 +165,12 @@ export function createCalendarRepo(prisma: PrismaClient) {
   return repo;
 }
 
-export type SaveTokens = (update: {
+export interface RefreshUpdate {
   secret?: string;
   accessExpiresAt?: Date | null;
   status?: TCalendarConnectionStatus;
   lastError?: string | null;
-  updatedAt: Date;
-}) => Promise<void>;
+  updatedAt?: Date;
+}
 
 export type CalendarRepo = ReturnType<typeof createCalendarRepo>;

@@ -74,6 +74,8 @@ const EXTRA_AUTHORIZE_PARAMS: Record<OAuthProviderId, Record<string, string>> = 
 };
 
 const STATE_TTL_MS = 10 * 60_000;
+/** How often a process waiting for another one's refresh looks whether it is done. */
+const LEASE_POLL_MS = 200;
 /** Refreshed this long before the access token expires. */
 const REFRESH_MARGIN_MS = 2 * 60_000;
 const DEFAULT_CACHE_MS = 5 * 60_000;
@@ -195,6 +197,8 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
   const { repo, box, clock, log } = deps;
   const timeoutMs = deps.timeoutMs ?? 15_000;
   const cacheMs = deps.cacheMs ?? DEFAULT_CACHE_MS;
+  // Longer than any refresh may take, so a lease runs out only when its process died.
+  const leaseMs = timeoutMs + 5_000;
   const nowMs = () => clock.now().getTime();
 
   const oauth = new Map<
@@ -259,64 +263,89 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
 
   /**
    * A new access token, one refresh at a time per connection: in this process by sharing the
-   * promise, across processes by the row lock. `stale` is a token the API refused.
+   * promise, across processes by a lease on the row (no transaction stays open while the provider
+   * answers: on the embedded database that would hold up every other query). `stale` is a token the
+   * API refused.
    */
   function refresh(row: ConnectionRow, stale?: string): Promise<string> {
     const running = refreshing.get(row.id);
     if (running) return running;
-    const provider = oauth.get(row.provider as OAuthProviderId);
-    if (!provider) return Promise.reject(new NeedsReconnect(MESSAGES.unavailable));
-    const work = repo
-      .withLock(row.id, async (current, save): Promise<{ token: string } | { reconnect: string }> => {
-        if (!current) return { reconnect: MESSAGES.needsReconnect };
-        if (current.status === 'needs_reconnect') return { reconnect: current.lastError ?? MESSAGES.needsReconnect };
-        let tokens: OAuthSecret;
-        try {
-          tokens = openTokens(current);
-        } catch (err) {
-          if (err instanceof NeedsReconnect) return { reconnect: err.reason };
-          throw err;
-        }
-        // Another process (or request) refreshed it meanwhile.
-        if (tokens.access !== stale && fresh(tokens)) return { token: tokens.access };
-        if (!tokens.refresh) return { reconnect: MESSAGES.withdrawn };
-        try {
-          const result = await withTimeout(
-            provider.client.refreshAccessToken(
-              provider.endpoints.tokenUrl,
-              tokens.refresh,
-              SCOPES[current.provider as OAuthProviderId],
-            ),
-            timeoutMs,
-            'The token refresh',
-          );
-          const next: OAuthSecret = {
-            access: result.accessToken(),
-            // A rotated refresh token replaces the old one, which stops working.
-            refresh: result.hasRefreshToken() ? result.refreshToken() : tokens.refresh,
-            expiresAt: expiresAtOf(result),
-          };
-          await save({
-            secret: box.sealJson(next),
-            accessExpiresAt: next.expiresAt === null ? null : new Date(next.expiresAt),
-            lastError: null,
-            updatedAt: clock.now(),
-          });
-          return { token: next.access };
-        } catch (err) {
-          if (err instanceof OAuth2RequestError && (err.code === 'invalid_grant' || err.code === 'unauthorized_client'))
-            return { reconnect: MESSAGES.withdrawn };
-          throw transient(err);
-        }
-      })
-      .then(async (outcome) => {
-        if ('token' in outcome) return outcome.token;
-        await markNeedsReconnect(row.id, outcome.reconnect);
-        throw new NeedsReconnect(outcome.reconnect);
-      })
-      .finally(() => refreshing.delete(row.id));
+    const work = (async () => {
+      const giveUp = nowMs() + 2 * leaseMs;
+      for (;;) {
+        const claimed = await repo.claimRefresh(row.id, clock.now(), new Date(nowMs() + leaseMs));
+        if (claimed) return refreshClaimed(claimed, stale);
+        // Another process is refreshing it: its token serves this read too.
+        await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
+        const latest = await repo.byId(row.id);
+        if (!latest) throw new NeedsReconnect(MESSAGES.needsReconnect);
+        if (latest.status === 'needs_reconnect') throw new NeedsReconnect(latest.lastError ?? MESSAGES.needsReconnect);
+        const tokens = openTokens(latest);
+        if (tokens.access !== stale && fresh(tokens)) return tokens.access;
+        if (nowMs() > giveUp) throw new ProviderApiError('unavailable', 'another refresh of this token took too long');
+      }
+    })().finally(() => refreshing.delete(row.id));
     refreshing.set(row.id, work);
     return work;
+  }
+
+  /** The refresh itself, holding the lease; the lease ends with what it changed. */
+  async function refreshClaimed(current: ConnectionRow, stale?: string): Promise<string> {
+    const provider = oauth.get(current.provider as OAuthProviderId);
+    const reconnect = async (reason: string): Promise<never> => {
+      await repo.endRefresh(current.id, { status: 'needs_reconnect', lastError: reason, updatedAt: clock.now() });
+      forget(current.id);
+      throw new NeedsReconnect(reason);
+    };
+    if (current.status === 'needs_reconnect') return reconnect(current.lastError ?? MESSAGES.needsReconnect);
+    let tokens: OAuthSecret;
+    try {
+      tokens = openTokens(current);
+    } catch (err) {
+      if (err instanceof NeedsReconnect) return reconnect(err.reason);
+      await repo.endRefresh(current.id, {});
+      throw err;
+    }
+    // Another process (or request) refreshed it meanwhile.
+    if (tokens.access !== stale && fresh(tokens)) {
+      await repo.endRefresh(current.id, {});
+      return tokens.access;
+    }
+    if (!tokens.refresh) return reconnect(MESSAGES.withdrawn);
+    if (!provider) {
+      await repo.endRefresh(current.id, {});
+      throw new ProviderApiError('unavailable', 'provider not enabled');
+    }
+    let next: OAuthSecret;
+    try {
+      const result = await withTimeout(
+        provider.client.refreshAccessToken(
+          provider.endpoints.tokenUrl,
+          tokens.refresh,
+          SCOPES[current.provider as OAuthProviderId],
+        ),
+        timeoutMs,
+        'The token refresh',
+      );
+      next = {
+        access: result.accessToken(),
+        // A rotated refresh token replaces the old one, which stops working.
+        refresh: result.hasRefreshToken() ? result.refreshToken() : tokens.refresh,
+        expiresAt: expiresAtOf(result),
+      };
+    } catch (err) {
+      if (err instanceof OAuth2RequestError && (err.code === 'invalid_grant' || err.code === 'unauthorized_client'))
+        return reconnect(MESSAGES.withdrawn);
+      await repo.endRefresh(current.id, {});
+      throw transient(err);
+    }
+    await repo.endRefresh(current.id, {
+      secret: box.sealJson(next),
+      accessExpiresAt: next.expiresAt === null ? null : new Date(next.expiresAt),
+      lastError: null,
+      updatedAt: clock.now(),
+    });
+    return next.access;
   }
 
   function expiresAtOf(tokens: { accessTokenExpiresAt(): Date }): number | null {

@@ -11,6 +11,7 @@ CREATE TABLE "calendar_connections" (
     "status" TEXT NOT NULL DEFAULT 'connected',
     "secret" TEXT NOT NULL,
     "access_expires_at" TIMESTAMP(3),
+    "refresh_lock_until" TIMESTAMP(3),
     "last_synced_at" TIMESTAMP(3),
     "last_error" TEXT,
     "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
