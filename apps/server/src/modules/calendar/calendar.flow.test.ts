@@ -105,6 +105,17 @@ async function connect(browser: Browser, provider: 'google' | 'microsoft') {
   return land(browser, await providers.approve(await startConnect(browser, provider)));
 }
 
+/** The connections page's ICS form, posted. */
+async function addIcs(browser: Browser) {
+  const res = await browser.request(
+    'POST',
+    '/accounts/3rdparty/ics/',
+    new URLSearchParams({ url: icsUrl, csrfmiddlewaretoken: browser.cookies.get('csrftoken') ?? '' }).toString(),
+    { 'content-type': 'application/x-www-form-urlencoded' },
+  );
+  expect(res.statusCode).toBe(303);
+}
+
 async function day(browser: Browser, date = today, tz = 'UTC') {
   const res = await browser.get(`/api/calendar/events/?date=${date}&tz=${encodeURIComponent(tz)}`);
   expect(res.statusCode).toBe(200);
@@ -317,13 +328,7 @@ describe('tokens', () => {
     providers.setAccount('microsoft', { sub: 'm-cy', email: 'cy@outlook.test', name: 'Cy' });
     const { browser } = await signedInUser(t);
     await connect(browser, 'microsoft');
-    const add = await browser.request(
-      'POST',
-      '/accounts/3rdparty/ics/',
-      new URLSearchParams({ url: icsUrl, csrfmiddlewaretoken: browser.cookies.get('csrftoken') ?? '' }).toString(),
-      { 'content-type': 'application/x-www-form-urlencoded' },
-    );
-    expect(add.statusCode).toBe(303);
+    await addIcs(browser);
     providers.setAccessTokenTtl(60, 'microsoft');
     providers.revokeAllGrants('microsoft');
 
@@ -387,13 +392,7 @@ describe('disconnecting', () => {
 
   it('disconnects by the spec\u2019s POST /account/providers/disconnect with only the account', async () => {
     const { browser } = await signedInUser(t);
-    const add = await browser.request(
-      'POST',
-      '/accounts/3rdparty/ics/',
-      new URLSearchParams({ url: icsUrl, csrfmiddlewaretoken: browser.cookies.get('csrftoken') ?? '' }).toString(),
-      { 'content-type': 'application/x-www-form-urlencoded' },
-    );
-    expect(add.statusCode).toBe(303);
+    await addIcs(browser);
     const [account] = (await browser.get(`${API}/account/providers`)).json().data;
     expect(account).toMatchObject({ display: 'Family', provider: { id: 'ics', name: 'ICS calendar', flows: [] } });
     // The uid names nothing of the address.

@@ -18,6 +18,16 @@ export interface ConnectionRow {
   createdAt: Date;
 }
 
+/** What connecting stores; the secret arrives sealed. */
+export interface NewConnection {
+  userId: number;
+  provider: TCalendarProviderId;
+  uid: string;
+  display: string;
+  secret: string;
+  accessExpiresAt: Date | null;
+}
+
 export interface OAuthStateRow {
   userId: number;
   provider: string;
@@ -53,18 +63,7 @@ export function createCalendarRepo(prisma: PrismaClient) {
      * Adds a connection unless the user is at `max`; an OAuth account the user already connected is
      * updated (a reconnect). Null: at the cap. 'other_user': the account is another user's.
      */
-    async upsert(
-      data: {
-        userId: number;
-        provider: TCalendarProviderId;
-        uid: string;
-        display: string;
-        secret: string;
-        accessExpiresAt: Date | null;
-        now: Date;
-      },
-      max: number,
-    ): Promise<ConnectionRow | null | 'other_user'> {
+    async upsert(data: NewConnection & { now: Date }, max: number): Promise<ConnectionRow | null | 'other_user'> {
       return prisma.$transaction(async (tx) => {
         await lockUser(tx, data.userId);
         const existing = await tx.calendarConnection.findUnique({

@@ -21,7 +21,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import { FetchError, type SafeFetch } from '../../lib/safe-fetch.ts';
 import { type SecretBox, SecretBoxError } from '../../lib/secret-box.ts';
-import type { CalendarRepo, ConnectionRow } from './calendar.repo.ts';
+import type { CalendarRepo, ConnectionRow, NewConnection } from './calendar.repo.ts';
 import {
   type CalendarApi,
   CalendarError,
@@ -495,14 +495,7 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
 
   // ---- the service ----
 
-  async function saveConnection(data: {
-    userId: number;
-    provider: TCalendarProviderId;
-    uid: string;
-    display: string;
-    secret: string;
-    accessExpiresAt: Date | null;
-  }) {
+  async function saveConnection(data: NewConnection) {
     const result = await repo.upsert({ ...data, now: clock.now() }, CALENDAR_CONNECTIONS_MAX);
     if (result && result !== 'other_user') forget(result.id);
     return result;
