@@ -1,16 +1,23 @@
 // The Calendar Connections page as a browser without scripts uses it: pages, form posts answered by
 // redirects, against the real app, a real database and calendars served over HTTP on 127.0.0.1.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { CALENDAR_CONNECTIONS_MAX } from '@daybook/contracts';
-import type { LightMyRequestResponse } from 'fastify';
+import Fastify, { type LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCalendarProviders, startFakeCalendarProviders } from '../../../../../tests/helpers/fake-calendar.ts';
 import { type FakeSite, startFakeSite } from '../../../../../tests/helpers/fake-site.ts';
+import { REPO_ROOT } from '../../config.ts';
 import { signedInUser } from '../../test/factories.ts';
 import { Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
+import type { CalendarService } from '../calendar/calendar.types.ts';
+import connectionsRoutes from './connections.routes.ts';
 
 const PAGE = '/accounts/3rdparty/';
+const WEB_STYLES = path.join(REPO_ROOT, 'apps/web/src/styles');
 
 const ics = (name: string) =>
   [
@@ -87,8 +94,8 @@ async function addIcs(t: TestApp, browser: Browser, url: string, name = '') {
   return submit(t, browser, `${PAGE}ics/`, { csrfmiddlewaretoken: formToken(page.body), url, name });
 }
 
-const alertText = (html: string) => /role="alert"><p>([\s\S]*?)<\/p>/.exec(html)?.[1];
-const statusText = (html: string) => /role="status"><p>([\s\S]*?)<\/p>/.exec(html)?.[1];
+const alertText = (html: string) => /role="alert"><p class="banner-message">([\s\S]*?)<\/p>/.exec(html)?.[1];
+const statusText = (html: string) => /role="status"><p class="banner-message">([\s\S]*?)<\/p>/.exec(html)?.[1];
 const fieldError = (html: string, id: string) =>
   new RegExp(`<p class="field-error" id="${id}">([^<]*)</p>`).exec(html)?.[1];
 const inputTag = (html: string, id: string) => new RegExp(`<input[^>]*id="${id}"[^>]*>`).exec(html)?.[0] ?? '';
@@ -149,7 +156,7 @@ describe('the page', () => {
     expect(res.body).toContain('<html lang="en">');
     expect(res.body).toContain('<title>Calendar Connections · Daybook</title>');
     expect(res.body.match(/<h1[ >]/g)).toHaveLength(1);
-    expect(res.body).toContain('<h1>Calendar Connections</h1>');
+    expect(res.body).toContain('<h1 class="page-title">Calendar Connections</h1>');
     expect(res.body).toContain(`No calendars are connected to ${email}.`);
     // The app's account menu, as plain links and a sign-out form.
     for (const link of [
@@ -173,6 +180,14 @@ describe('the page', () => {
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
     expect(css.headers['cache-control']).toBe('public, max-age=3600');
     expect(css.body).toContain('--color-primary: #4338ca;');
+    // The web app's own stylesheets in index.css's order, then the page's few rules: one source.
+    let at = 0;
+    for (const name of ['tokens.css', 'base.css', 'components.css', 'layout.css', 'auth.css']) {
+      const found = css.body.indexOf(readFileSync(path.join(WEB_STYLES, name), 'utf8'), at);
+      expect(found, name).toBeGreaterThanOrEqual(at);
+      at = found;
+    }
+    expect(css.body.indexOf('.connection-list {', at)).toBeGreaterThan(at);
     expect(res.body).toContain('<link rel="icon" href="/favicon.svg">');
   });
 
@@ -214,8 +229,25 @@ describe('the page', () => {
     for (const res of [await browser.get(`${PAGE}nope`), await browser.post(`${PAGE}nope/deeper/`, {})]) {
       expect(res.statusCode).toBe(404);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-      expect(res.body).toContain('<h1>Page not found</h1>');
+      expect(res.body).toContain('<h1 class="page-title">Page not found</h1>');
       expect(res.body).toContain('<a href="/accounts/3rdparty/">Back to Calendar Connections</a>');
+    }
+  });
+});
+
+describe('starting', () => {
+  it('stops with the name of a web stylesheet it cannot read', async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'daybook-styles-'));
+    const app = Fastify();
+    try {
+      // The service is never asked: the plugin stops before it serves anything.
+      app.register(connectionsRoutes, { calendar: {} as CalendarService, webStyles: empty });
+      await expect(app.ready()).rejects.toThrow(
+        `The Calendar Connections page cannot read its stylesheet ${path.join(empty, 'tokens.css')}`,
+      );
+    } finally {
+      await app.close().catch(() => {});
+      rmSync(empty, { recursive: true, force: true });
     }
   });
 });
@@ -230,7 +262,7 @@ describe('adding an ICS calendar', () => {
     expect(statusText(page.body)).toBe('The calendar was added.');
     expect(page.body).toContain('<h3 class="connection-name">Team Rota</h3>');
     expect(page.body).toContain('<p class="connection-provider">ICS calendar</p>');
-    expect(page.body).toContain('<span class="badge badge-ok">Connected</span>');
+    expect(page.body).toContain('<span class="badge badge-success">Connected</span>');
     expect(page.body).toMatch(/Last synced <time datetime="[^"]+"[^>]*>just now<\/time>/);
     expect(page.body).not.toContain('No calendars are connected');
     // The address is a secret: the page never shows it again.
@@ -305,7 +337,9 @@ describe('adding an ICS calendar', () => {
     expect(page.body).not.toMatch(/<script/i);
     const [id] = connectionIds(page.body);
     const confirm = await browser.get(`${PAGE}${id}/remove/`);
-    expect(confirm.body).toContain('<h1 class="confirm-title">Remove &lt;script&gt;alert(1)&lt;/script&gt;?</h1>');
+    expect(confirm.body).toContain(
+      '<h1 class="page-title confirm-title">Remove &lt;script&gt;alert(1)&lt;/script&gt;?</h1>',
+    );
     expect(confirm.body).not.toMatch(/<script/i);
   });
 
@@ -317,7 +351,7 @@ describe('adding an ICS calendar', () => {
       const res = await submit(t, browser, `${PAGE}ics/`, fields);
       expect(res.statusCode).toBe(403);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-      expect(res.body).toContain('<h1>This form has expired</h1>');
+      expect(res.body).toContain('<h1 class="page-title">This form has expired</h1>');
       expect(res.body).toContain('Go back, reload the page and try again.');
     }
     expect(connectionIds((await browser.get(PAGE)).body)).toHaveLength(0);
@@ -355,7 +389,7 @@ describe('removing a calendar', () => {
     const [id] = connectionIds((await browser.get(PAGE)).body);
     const confirm = await browser.get(`${PAGE}${id}/remove/`);
     expect(confirm.statusCode).toBe(200);
-    expect(confirm.body).toContain('<h1 class="confirm-title">Remove Team Rota?</h1>');
+    expect(confirm.body).toContain('<h1 class="page-title confirm-title">Remove Team Rota?</h1>');
     expect(confirm.body).toContain('Daybook stops reading this calendar');
     expect(confirm.body).toContain(`<form method="post" action="/accounts/3rdparty/${id}/remove/">`);
     expect(confirm.body).toContain('<a class="btn btn-secondary" href="/accounts/3rdparty/">Cancel</a>');
@@ -378,7 +412,7 @@ describe('removing a calendar', () => {
     for (const bad of [id, 'abc', '0', '-1', '1.5', '2147483648', '99999999999999999999']) {
       const page = await other.browser.get(`${PAGE}${bad}/remove/`);
       expect(page.statusCode).toBe(404);
-      expect(page.body).toContain('<h1>Page not found</h1>');
+      expect(page.body).toContain('<h1 class="page-title">Page not found</h1>');
       const post = await submit(t, other.browser, `${PAGE}${bad}/remove/`, { csrfmiddlewaretoken: token });
       expect(post.statusCode).toBe(404);
       expect(post.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -440,19 +474,19 @@ describe('OAuth providers', () => {
     expect(statusText(page.body)).toBe('Your Google calendar is connected.');
     expect(page.body).toContain(`<h3 class="connection-name">${email}</h3>`);
     expect(page.body).toContain('<p class="connection-provider">Google</p>');
-    expect(page.body).toContain('<span class="badge badge-ok">Connected</span>');
+    expect(page.body).toContain('<span class="badge badge-success">Connected</span>');
 
     // The user withdrew Daybook's access at Google; the next read finds out.
     providers.revokeAllGrants('google');
     await browser.get('/api/calendar/events/?date=2026-01-05');
     const stale = await browser.get(PAGE);
-    expect(stale.body).toContain('<span class="badge badge-warn">Needs reconnecting</span>');
+    expect(stale.body).toContain('<span class="badge badge-warning">Needs reconnecting</span>');
     expect(stale.body).toContain('Reconnect to give it again.');
     const reconnect = providerForms(stale.body).filter((f) => f.includes('Reconnect'));
     expect(reconnect).toHaveLength(1);
     expect(reconnect[0]).toContain('<input type="hidden" name="provider" value="google">');
     const again = await comeBack(browser, await providers.approve(await startConnect(browser, 'google')));
-    expect(again.body).toContain('<span class="badge badge-ok">Connected</span>');
+    expect(again.body).toContain('<span class="badge badge-success">Connected</span>');
     expect(connectionIds(again.body)).toHaveLength(1);
 
     const [id] = connectionIds(again.body);

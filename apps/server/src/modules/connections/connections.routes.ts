@@ -7,6 +7,7 @@ import { CALENDAR_CONNECTIONS_MAX, type TCalendarConnection, ZIcsConnectForm } f
 import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { REPO_ROOT } from '../../config.ts';
 import { AppError } from '../../lib/errors.ts';
 import { CsrfError } from '../../plugins/csrf.ts';
 import { endSession } from '../../plugins/session.ts';
@@ -17,8 +18,9 @@ import { CalendarError, type CalendarService } from '../calendar/calendar.types.
 const PAGE = '/accounts/3rdparty/';
 const PROVIDER_ACTION = '/_allauth/browser/v1/auth/provider/redirect';
 const VIEWS = path.join(import.meta.dirname, 'views');
-const CSS = readFileSync(path.join(VIEWS, 'connections.css'));
-const CSS_URL = `${PAGE}style.css?v=${createHash('sha256').update(CSS).digest('hex').slice(0, 12)}`;
+/** The web app's own stylesheets this page's markup uses, in index.css's order: one source for both. */
+const WEB_STYLES = path.join(REPO_ROOT, 'apps/web/src/styles');
+const WEB_STYLE_FILES = ['tokens.css', 'base.css', 'components.css', 'layout.css', 'auth.css'];
 const INT4_MAX = 2_147_483_647;
 const FORM_BODY_LIMIT = 8 * 1024;
 
@@ -96,7 +98,30 @@ function connectionId(raw: string): number | null {
 
 const loginUrl = (next: string) => `/auth/login?next=${encodeURIComponent(next)}`;
 
-export default async function connectionsRoutes(app: FastifyInstance, { calendar }: { calendar: CalendarService }) {
+/**
+ * The page's stylesheet: the web app's source CSS (plain CSS, no build step needed) followed by the
+ * few rules only this page has. Its hash names the URL, so a changed file is fetched anew.
+ */
+function pageStylesheet(webStyles: string): { css: Buffer; url: string } {
+  const files = [...WEB_STYLE_FILES.map((name) => path.join(webStyles, name)), path.join(VIEWS, 'connections.css')];
+  const parts = files.map((file) => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new Error(`The Calendar Connections page cannot read its stylesheet ${file}: ${(err as Error).message}`);
+    }
+  });
+  const css = Buffer.concat(parts.flatMap((part) => [part, Buffer.from('\n')]));
+  return { css, url: `${PAGE}style.css?v=${createHash('sha256').update(css).digest('hex').slice(0, 12)}` };
+}
+
+export default async function connectionsRoutes(
+  app: FastifyInstance,
+  { calendar, webStyles = WEB_STYLES }: { calendar: CalendarService; webStyles?: string },
+) {
+  // Read once when the app starts; a missing file stops the start with its name.
+  const stylesheet = pageStylesheet(webStyles);
+
   // Eta escapes every <%= %> interpolation; only the layout's body (already rendered) is raw.
   await app.register(view, {
     engine: { eta: new Eta({ autoEscape: true }) },
@@ -128,7 +153,7 @@ export default async function connectionsRoutes(app: FastifyInstance, { calendar
     const user = request.user;
     return {
       title,
-      cssUrl: CSS_URL,
+      cssUrl: stylesheet.url,
       csrf: request.csrfSecret,
       year: new Date().getFullYear(),
       user: user ? { email: user.email, initial: (user.email.trim()[0] ?? '?').toUpperCase() } : null,
@@ -216,7 +241,7 @@ export default async function connectionsRoutes(app: FastifyInstance, { calendar
       pages.setNotFoundHandler((request, reply) => renderError(request, reply, 404));
 
       pages.get('/style.css', async (_request, reply) =>
-        reply.header('Cache-Control', 'public, max-age=3600').type('text/css; charset=utf-8').send(CSS),
+        reply.header('Cache-Control', 'public, max-age=3600').type('text/css; charset=utf-8').send(stylesheet.css),
       );
 
       async function renderPage(
