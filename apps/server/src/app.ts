@@ -20,6 +20,7 @@ import { createCalendarRepo } from './modules/calendar/calendar.repo.ts';
 import calendarRoutes from './modules/calendar/calendar.routes.ts';
 import { createCalendarService } from './modules/calendar/calendar.service.ts';
 import type { CalendarService, OAuthEndpoints, OAuthProviderId } from './modules/calendar/calendar.types.ts';
+import { createIcsReader } from './modules/calendar/ics-reader.ts';
 import { type ChatHub, createChatHub } from './modules/chat/chat.hub.ts';
 import { createChatRepo } from './modules/chat/chat.repo.ts';
 import chatRoutes, { socketErrorHandler } from './modules/chat/chat.routes.ts';
@@ -225,6 +226,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     secureCookies,
   });
 
+  const icsReader = createIcsReader();
+  app.addHook('onClose', () => icsReader.close());
   const calendar = createCalendarService({
     repo: createCalendarRepo(prisma),
     box: createSecretBox([secret.key], 'calendar connections'),
@@ -235,6 +238,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     endpoints: deps.calendar?.endpoints,
     cacheMs: deps.calendar?.cacheMs,
     safeFetch: createSafeFetch({ ...config.fetch, maxBytes: Math.max(config.fetch.maxBytes, ICS_MAX_BYTES) }),
+    icsReader,
   });
   app.decorate('calendar', calendar);
 

@@ -36,7 +36,9 @@ export const ZLocalDate = z
   .regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MESSAGE)
   .refine((v) => {
     const d = new Date(`${v}T00:00:00Z`);
-    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v && d.getUTCFullYear() >= 1970;
+    // Years a calendar can hold, with a next day that is still a date.
+    const year = d.getUTCFullYear();
+    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v && year >= 1970 && year <= 9998;
   }, DATE_MESSAGE);
 
 /** An IANA time zone name this runtime knows ("Europe/Berlin", "UTC"). */

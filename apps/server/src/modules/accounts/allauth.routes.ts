@@ -50,6 +50,7 @@ function envelope(
 
 /** Where a connected calendar's page is, when a client gives no callback_url. */
 const CONNECTIONS_PAGE = '/accounts/3rdparty/';
+const CALLBACK_URL_MAX = 2000;
 
 export default async function allauthRoutes(
   app: FastifyInstance,
@@ -287,6 +288,8 @@ export default async function allauthRoutes(
 
   /** A callback_url as a path on this site: a local path, or a full URL of this site. */
   function callbackPath(value: unknown, fallback = CONNECTIONS_PAGE): string {
+    // It is stored with the consent in progress: an address, not a document.
+    if (typeof value === 'string' && value.length > CALLBACK_URL_MAX) return fallback;
     if (typeof value === 'string' && value.startsWith(`${publicUrl}/`))
       return localPath(value.slice(publicUrl.length), fallback);
     return localPath(value, fallback);

@@ -15,6 +15,7 @@ import { type Browser, TEST_SECRET, type TestApp } from '../../test/test-app.ts'
 import { type ChatApp, connect as openChat, startChatApp } from '../chat/chat.test-client.ts';
 import { createCalendarRepo } from './calendar.repo.ts';
 import { createCalendarService } from './calendar.service.ts';
+import { createIcsReader } from './ics-reader.ts';
 
 const API = '/_allauth/browser/v1';
 const PUBLIC = 'http://daybook.test';
@@ -310,6 +311,7 @@ describe('tokens', () => {
       endpoints: providers.endpoints,
       cacheMs: 0,
       safeFetch: createSafeFetch(t.config.fetch),
+      icsReader: createIcsReader(),
     });
     const refreshes = () => providers.tokenRequests.filter((r) => r.grantType === 'refresh_token').length;
     const before = refreshes();
@@ -380,6 +382,13 @@ describe('disconnecting', () => {
       errors: [{ code: 'account_not_found', message: 'Unknown account.' }],
     });
 
+    // Another Daybook user connecting the same Google account is refused, and the grant they made is given back.
+    const revokedByOther = providers.revoked.length;
+    expect(await connect(other.browser, 'google')).toBe(
+      '/accounts/3rdparty/?error=connected_other&error_process=connect',
+    );
+    expect(providers.revoked.length).toBe(revokedByOther + 1);
+
     const revokedBefore = providers.revoked.length;
     const res = await browser.delete(`${API}/account/providers`, { provider: 'google', account: 'ed@gmail.test' });
     expect(res.json()).toEqual({ status: 200, data: [] });
@@ -388,6 +397,42 @@ describe('disconnecting', () => {
     ]);
     const rows = await t.database.db.query('SELECT id FROM calendar_connections WHERE user_id = $1', [userId]);
     expect(rows).toEqual([]);
+  });
+
+  it('adds one ICS calendar at a time per user', async () => {
+    const { browser } = await signedInUser(t);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let received = 0;
+    const slow = createServer(async (_req, res) => {
+      received++;
+      await held;
+      res.writeHead(200, { 'content-type': 'text/calendar' }).end(ICS);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const form = (url: string) =>
+      browser.request(
+        'POST',
+        '/accounts/3rdparty/ics/',
+        new URLSearchParams({ url, csrfmiddlewaretoken: browser.cookies.get('csrftoken') ?? '' }).toString(),
+        { 'content-type': 'application/x-www-form-urlencoded' },
+      );
+    try {
+      const first = form(`http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow.ics`);
+      // While the first address is being read, a second add is turned away with a reason.
+      await until(() => received === 1);
+      const second = await form(icsUrl);
+      expect(second.statusCode).toBe(400);
+      expect(second.body).toContain('Another calendar of yours is being added.');
+      release();
+      expect((await first).statusCode).toBe(303);
+      expect((await form(icsUrl)).statusCode).toBe(303);
+    } finally {
+      release();
+      await new Promise((resolve) => slow.close(resolve));
+    }
   });
 
   it('disconnects by the spec\u2019s POST /account/providers/disconnect with only the account', async () => {
@@ -405,7 +450,14 @@ describe('disconnecting', () => {
 describe('events API', () => {
   it('validates the date and the zone, and needs a signed-in user', async () => {
     const { browser } = await signedInUser(t);
-    for (const query of ['', '?date=2026-02-30', '?date=tomorrow', `?date=${today}&tz=Mars/Olympus`]) {
+    for (const query of [
+      '',
+      '?date=2026-02-30',
+      '?date=tomorrow',
+      '?date=9999-12-31',
+      '?date=1969-12-31',
+      `?date=${today}&tz=Mars/Olympus`,
+    ]) {
       const res = await browser.get(`/api/calendar/events/${query}`);
       expect(res.statusCode, query).toBe(400);
       expect(res.json().code).toBe('validation_error');
@@ -414,6 +466,8 @@ describe('events API', () => {
     expect(anonymous.statusCode).toBe(401);
     const empty = await day(browser);
     expect(empty).toEqual({ date: today, time_zone: 'UTC', events: [], problems: [] });
+    // However the zone is spelled, the answer names it one way.
+    expect((await day(browser, today, 'europe/BERLIN')).time_zone).toBe('Europe/Berlin');
   });
 });
 

@@ -64,42 +64,50 @@ export function createCalendarRepo(prisma: PrismaClient) {
      * updated (a reconnect). Null: at the cap. 'other_user': the account is another user's.
      */
     async upsert(data: NewConnection & { now: Date }, max: number): Promise<ConnectionRow | null | 'other_user'> {
-      return prisma.$transaction(async (tx) => {
-        await lockUser(tx, data.userId);
-        const existing = await tx.calendarConnection.findUnique({
-          where: { provider_uid: { provider: data.provider, uid: data.uid } },
-        });
-        if (existing && existing.userId !== data.userId) return 'other_user';
-        if (existing) {
-          const row = await tx.calendarConnection.update({
-            where: { id: existing.id },
-            data: {
-              display: data.display,
-              secret: data.secret,
-              accessExpiresAt: data.accessExpiresAt,
-              status: 'connected',
-              lastError: null,
-              updatedAt: data.now,
-            },
-          });
-          return asRow(row);
-        }
-        const count = await tx.calendarConnection.count({ where: { userId: data.userId } });
-        if (count >= max) return null;
-        const row = await tx.calendarConnection.create({
-          data: {
-            userId: data.userId,
-            provider: data.provider,
-            uid: data.uid,
-            display: data.display,
-            secret: data.secret,
-            accessExpiresAt: data.accessExpiresAt,
-            createdAt: data.now,
-            updatedAt: data.now,
-          },
-        });
-        return asRow(row);
-      });
+      return (
+        prisma
+          .$transaction(async (tx) => {
+            await lockUser(tx, data.userId);
+            const existing = await tx.calendarConnection.findUnique({
+              where: { provider_uid: { provider: data.provider, uid: data.uid } },
+            });
+            if (existing && existing.userId !== data.userId) return 'other_user';
+            if (existing) {
+              const row = await tx.calendarConnection.update({
+                where: { id: existing.id },
+                data: {
+                  display: data.display,
+                  secret: data.secret,
+                  accessExpiresAt: data.accessExpiresAt,
+                  status: 'connected',
+                  lastError: null,
+                  updatedAt: data.now,
+                },
+              });
+              return asRow(row);
+            }
+            const count = await tx.calendarConnection.count({ where: { userId: data.userId } });
+            if (count >= max) return null;
+            const row = await tx.calendarConnection.create({
+              data: {
+                userId: data.userId,
+                provider: data.provider,
+                uid: data.uid,
+                display: data.display,
+                secret: data.secret,
+                accessExpiresAt: data.accessExpiresAt,
+                createdAt: data.now,
+                updatedAt: data.now,
+              },
+            });
+            return asRow(row);
+          })
+          // Another user connected the same account in the same moment (each holds only their own lock).
+          .catch((err: unknown) => {
+            if ((err as { code?: unknown }).code === 'P2002') return 'other_user' as const;
+            throw err;
+          })
+      );
     },
 
     async remove(userId: number, id: number): Promise<ConnectionRow | null> {
@@ -143,8 +151,15 @@ export function createCalendarRepo(prisma: PrismaClient) {
       return user?.timeZone ?? null;
     },
 
-    async saveState(hash: string, state: OAuthStateRow): Promise<void> {
+    /** Keeps a user's newest consents in progress only: nobody needs more at once. */
+    async saveState(hash: string, state: OAuthStateRow, keep: number): Promise<void> {
       await prisma.calendarOAuthState.create({ data: { stateHash: hash, ...state } });
+      await prisma.$executeRawUnsafe(
+        `DELETE FROM calendar_oauth_states WHERE user_id = $1 AND state_hash NOT IN (
+           SELECT state_hash FROM calendar_oauth_states WHERE user_id = $1 ORDER BY expires_at DESC LIMIT $2)`,
+        state.userId,
+        keep,
+      );
     },
 
     /** Takes a state: whoever takes it first gets it, and nobody gets it twice. */

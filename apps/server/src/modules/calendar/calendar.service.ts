@@ -21,6 +21,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import { FetchError, type SafeFetch } from '../../lib/safe-fetch.ts';
 import { type SecretBox, SecretBoxError } from '../../lib/secret-box.ts';
+import { createCache } from './calendar.cache.ts';
 import type { CalendarRepo, ConnectionRow, NewConnection } from './calendar.repo.ts';
 import {
   type CalendarApi,
@@ -35,7 +36,8 @@ import {
   type SourceEvent,
 } from './calendar.types.ts';
 import { dayWindow, zonedIso } from './day.ts';
-import { IcsError, type ParsedCalendar, parseIcs } from './ics.ts';
+import { IcsError } from './ics.ts';
+import type { IcsReader } from './ics-reader.ts';
 import { createGoogleCalendarApi } from './providers/google.ts';
 import { createMicrosoftCalendarApi } from './providers/microsoft.ts';
 
@@ -74,12 +76,18 @@ const EXTRA_AUTHORIZE_PARAMS: Record<OAuthProviderId, Record<string, string>> = 
 };
 
 const STATE_TTL_MS = 10 * 60_000;
+/** Consents one user may have in progress (several tabs); older ones are dropped. */
+const STATES_PER_USER = 5;
 /** How often a process waiting for another one's refresh looks whether it is done. */
 const LEASE_POLL_MS = 200;
 /** Refreshed this long before the access token expires. */
 const REFRESH_MARGIN_MS = 2 * 60_000;
 const DEFAULT_CACHE_MS = 5 * 60_000;
-const CACHE_MAX = 2000;
+/** Events held in the cache in all, and characters of ICS text: bounded whatever users ask for. */
+const EVENTS_CACHE_MAX = 200_000;
+const ICS_CACHE_MAX_CHARS = 50_000_000;
+/** Events of one connection on one day: more is no schedule a person reads. */
+export const DAY_EVENTS_MAX = 500;
 const ICS_ACCEPT = [
   'text/calendar',
   'text/plain',
@@ -98,6 +106,7 @@ export const MESSAGES = {
   notFound: 'That address answered "not found". Check that you copied the whole address.',
   tooLarge: 'That calendar is too large for Daybook to read.',
   duplicate: 'That calendar is already connected.',
+  busyAdding: 'Another calendar of yours is being added. Try again when it is done.',
   tooMany: `You can connect at most ${CALENDAR_CONNECTIONS_MAX} calendars. Remove one to add another.`,
   needsReconnect: 'Daybook can no longer read this calendar. Reconnect it on the Calendar Connections page.',
   keyChanged: "Daybook's secret key changed since this calendar was connected. Remove it and connect it again.",
@@ -131,6 +140,10 @@ export interface CalendarServiceDeps {
   endpoints?: Partial<Record<OAuthProviderId, OAuthEndpoints>>;
   /** The SSRF-safe fetcher (ICS addresses are the user's choice). */
   safeFetch: SafeFetch;
+  /** Parses ICS calendars off the event loop. */
+  icsReader: IcsReader;
+  /** One ICS read in all, waiting for a fetch slot included (default 30 s). */
+  icsDeadlineMs?: number;
   /** How long a connection's events (and a parsed ICS calendar) are reused. */
   cacheMs?: number;
   /** Token and calendar API requests. */
@@ -155,6 +168,15 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   ]).finally(() => clearTimeout(timer));
 }
 
+/** The zone's canonical name; UTC for one this runtime does not know. */
+function canonicalZone(zone: string): string {
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return 'UTC';
+  }
+}
+
 /** webcal:// and webcals:// are https:// (as every calendar app reads them); only web addresses pass. */
 export function icsAddress(raw: string): string | null {
   let text = raw.trim();
@@ -171,34 +193,13 @@ export function icsAddress(raw: string): string | null {
   return url.href;
 }
 
-/** Serves each key's value for a while; callers asking at once share one load. */
-function createCache<T>(ttlMs: number, now: () => number) {
-  const entries = new Map<string, { at: number; value: Promise<T> }>();
-  return {
-    get(key: string, load: () => Promise<T>): Promise<T> {
-      const hit = entries.get(key);
-      if (hit && now() - hit.at < ttlMs) return hit.value;
-      const value = load();
-      entries.set(key, { at: now(), value });
-      // A failure is not kept: the next caller tries again.
-      value.catch(() => {
-        if (entries.get(key)?.value === value) entries.delete(key);
-      });
-      if (entries.size > CACHE_MAX) entries.delete(entries.keys().next().value as string);
-      return value;
-    },
-    dropPrefix(prefix: string) {
-      for (const key of entries.keys()) if (key.startsWith(prefix)) entries.delete(key);
-    },
-  };
-}
-
 export function createCalendarService(deps: CalendarServiceDeps): CalendarService {
   const { repo, box, clock, log } = deps;
   const timeoutMs = deps.timeoutMs ?? 15_000;
   const cacheMs = deps.cacheMs ?? DEFAULT_CACHE_MS;
   // Longer than any refresh may take, so a lease runs out only when its process died.
   const leaseMs = timeoutMs + 5_000;
+  const icsDeadlineMs = deps.icsDeadlineMs ?? 30_000;
   const nowMs = () => clock.now().getTime();
 
   const oauth = new Map<
@@ -223,8 +224,21 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
     });
   }
 
-  const eventsCache = createCache<SourceEvent[]>(cacheMs, nowMs);
-  const icsCache = createCache<ParsedCalendar>(cacheMs, nowMs);
+  const eventsCache = createCache<SourceEvent[]>({
+    ttlMs: cacheMs,
+    maxWeight: EVENTS_CACHE_MAX,
+    weigh: (events) => events.length,
+    now: nowMs,
+  });
+  // The calendars' text, parsed again in the ICS worker only when another day is asked for.
+  const icsCache = createCache<string>({
+    ttlMs: cacheMs,
+    maxWeight: ICS_CACHE_MAX_CHARS,
+    weigh: (t) => t.length,
+    now: nowMs,
+  });
+  /** Users adding an ICS calendar right now: one at a time each. */
+  const adding = new Set<number>();
   const refreshing = new Map<number, Promise<string>>();
 
   const present = (row: ConnectionRow): TCalendarConnection => ({
@@ -390,12 +404,14 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
 
   // ---- ICS ----
 
-  async function fetchIcs(url: string): Promise<ParsedCalendar> {
-    const page = await deps.safeFetch(url, { accept: ICS_ACCEPT });
-    return parseIcs(page.text);
+  /** The calendar's text, through the safe fetcher, within one deadline (waiting for a slot included). */
+  async function fetchIcsText(url: string): Promise<string> {
+    const page = await withTimeout(deps.safeFetch(url, { accept: ICS_ACCEPT }), icsDeadlineMs, 'Reading the calendar');
+    return page.text;
   }
 
   function icsProblem(err: unknown): CalendarError {
+    if (err instanceof CalendarError) return err;
     if (err instanceof IcsError) return new CalendarError('not_a_calendar', err.message);
     if (err instanceof FetchError) {
       if (err.code === 'blocked') return new CalendarError('refused', MESSAGES.refused);
@@ -418,8 +434,8 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
       if (err instanceof SecretBoxError) throw new NeedsReconnect(MESSAGES.keyChanged);
       throw err;
     }
-    const calendar = await icsCache.get(`${row.id}:ics`, () => fetchIcs(secret.url));
-    return calendar.events(window);
+    const text = await icsCache.get(`${row.id}:ics`, () => fetchIcsText(secret.url));
+    return (await deps.icsReader.read(text, window)).events;
   }
 
   // ---- a day's events ----
@@ -466,7 +482,11 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
       if (row.lastError || nowMs() - synced > 60_000)
         await repo.setStatus(row.id, { lastSyncedAt: clock.now(), lastError: null, updatedAt: clock.now() });
       return {
-        events: source.map((e) => place(e, row, window)).filter((e): e is TCalendarEvent => e !== null),
+        events: source
+          .map((e) => place(e, row, window))
+          .filter((e): e is TCalendarEvent => e !== null)
+          .sort(byDay)
+          .slice(0, DAY_EVENTS_MAX),
       };
     } catch (err) {
       if (err instanceof NeedsReconnect) {
@@ -560,13 +580,17 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
       const state = generateState();
       const verifier = generateCodeVerifier();
       await repo.pruneStates(clock.now());
-      await repo.saveState(sha256(state), {
-        userId,
-        provider: providerId,
-        verifier: box.seal(verifier),
-        callbackUrl,
-        expiresAt: new Date(nowMs() + STATE_TTL_MS),
-      });
+      await repo.saveState(
+        sha256(state),
+        {
+          userId,
+          provider: providerId,
+          verifier: box.seal(verifier),
+          callbackUrl,
+          expiresAt: new Date(nowMs() + STATE_TTL_MS),
+        },
+        STATES_PER_USER,
+      );
       const url = provider.client.createAuthorizationURLWithPKCE(
         provider.endpoints.authorizeUrl,
         state,
@@ -632,7 +656,11 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
           secret: box.sealJson(secret),
           accessExpiresAt: secret.expiresAt === null ? null : new Date(secret.expiresAt),
         });
-        if (saved === 'other_user') return fail(pending.callbackUrl, 'connected_other');
+        if (saved === 'other_user') {
+          // The grant just made is of no use to Daybook: give it back.
+          await revokeToken(provider, secret.refresh ?? access).catch(() => {});
+          return fail(pending.callbackUrl, 'connected_other');
+        }
         if (!saved) return fail(pending.callbackUrl, 'unknown');
         return { ok: true, callbackUrl: pending.callbackUrl, connection: present(saved) };
       } catch (err) {
@@ -644,32 +672,41 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
     async addIcs(userId, rawUrl, name) {
       const url = icsAddress(rawUrl);
       if (!url) throw new CalendarError('invalid_url', MESSAGES.invalidUrl);
-      const uid = `ics-${box.digest(`${userId}\n${url}`).slice(0, 32)}`;
-      const existing = await repo.findByUid('ics', uid);
-      if (existing) throw new CalendarError('duplicate', MESSAGES.duplicate);
-      if ((await repo.list(userId)).length >= CALENDAR_CONNECTIONS_MAX)
-        throw new CalendarError('too_many', MESSAGES.tooMany);
-      let calendar: ParsedCalendar;
+      // One at a time per user: a user cannot tie up every fetch slot with slow addresses.
+      if (adding.has(userId)) throw new CalendarError('busy', MESSAGES.busyAdding);
+      adding.add(userId);
       try {
-        calendar = await fetchIcs(url);
-      } catch (err) {
-        throw icsProblem(err);
+        const uid = `ics-${box.digest(`${userId}\n${url}`).slice(0, 32)}`;
+        const existing = await repo.findByUid('ics', uid);
+        if (existing) throw new CalendarError('duplicate', MESSAGES.duplicate);
+        if ((await repo.list(userId)).length >= CALENDAR_CONNECTIONS_MAX)
+          throw new CalendarError('too_many', MESSAGES.tooMany);
+        let text: string;
+        let calendarName: string | null;
+        try {
+          text = await fetchIcsText(url);
+          calendarName = (await deps.icsReader.read(text)).name;
+        } catch (err) {
+          throw icsProblem(err);
+        }
+        const display = name?.trim() || calendarName || new URL(url).hostname;
+        const saved = await saveConnection({
+          userId,
+          provider: 'ics',
+          uid,
+          display,
+          secret: box.sealJson({ url } satisfies IcsSecret),
+          accessExpiresAt: null,
+        });
+        if (saved === 'other_user') throw new CalendarError('duplicate', MESSAGES.duplicate);
+        if (!saved) throw new CalendarError('too_many', MESSAGES.tooMany);
+        await repo.setStatus(saved.id, { lastSyncedAt: clock.now(), updatedAt: clock.now() });
+        // The text just read serves the first days asked for.
+        void icsCache.get(`${saved.id}:ics`, async () => text);
+        return present({ ...saved, lastSyncedAt: clock.now() });
+      } finally {
+        adding.delete(userId);
       }
-      const display = name?.trim() || calendar.name || new URL(url).hostname;
-      const saved = await saveConnection({
-        userId,
-        provider: 'ics',
-        uid,
-        display,
-        secret: box.sealJson({ url } satisfies IcsSecret),
-        accessExpiresAt: null,
-      });
-      if (saved === 'other_user') throw new CalendarError('duplicate', MESSAGES.duplicate);
-      if (!saved) throw new CalendarError('too_many', MESSAGES.tooMany);
-      await repo.setStatus(saved.id, { lastSyncedAt: clock.now(), updatedAt: clock.now() });
-      // The calendar just read serves the first days asked for.
-      icsCache.get(`${saved.id}:ics`, async () => calendar);
-      return present({ ...saved, lastSyncedAt: clock.now() });
     },
 
     async disconnect(userId, id) {
@@ -686,7 +723,8 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
     },
 
     async eventsForDay(userId, date, timeZone) {
-      const zone = timeZone ?? (await repo.timeZoneOf(userId)) ?? 'UTC';
+      // One spelling per zone ("europe/berlin" is Europe/Berlin), for the cache and the answer.
+      const zone = canonicalZone(timeZone ?? (await repo.timeZoneOf(userId)) ?? 'UTC');
       const window = dayWindow(date, zone);
       const rows = await repo.list(userId);
       const results = await Promise.all(rows.map((row) => connectionEvents(row, window)));
@@ -694,7 +732,7 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
       const problems: TCalendarProblem[] = [];
       for (const r of results) {
         if ('problem' in r) problems.push(r.problem);
-        else events.push(...r.events);
+        else for (const event of r.events) events.push(event);
       }
       return { date, time_zone: zone, events: events.sort(byDay), problems };
     },

@@ -67,6 +67,7 @@ export type CalendarErrorCode =
   | 'not_a_calendar'
   | 'duplicate'
   | 'too_many'
+  | 'busy'
   | 'not_found';
 
 export class CalendarError extends Error {

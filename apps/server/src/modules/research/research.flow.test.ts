@@ -328,7 +328,9 @@ describe('limits and configuration', () => {
       expect(await tab.next(type('system_message'))).toMatchObject({ raw_text: SEARCH_NOT_CONFIGURED });
       tab.say('hello');
       await tab.next(type('markdown'));
-      expect(bare.fake.requests.findLast((r) => r.stream)?.tools?.map((x) => x.function.name)).toEqual(['calendar_events']);
+      expect(bare.fake.requests.findLast((r) => r.stream)?.tools?.map((x) => x.function.name)).toEqual([
+        'calendar_events',
+      ]);
       tab.ws.close();
     } finally {
       await bare.close();
