@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import ICAL from 'ical.js';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SourceEvent } from './calendar.types.ts';
 import { dayWindow, zonedIso } from './day.ts';
-import { IcsError, type ParsedCalendar, parseIcs } from './ics.ts';
+import { EVENTS_MAX, IcsError, type ParsedCalendar, parseIcs } from './ics.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 
@@ -499,7 +499,13 @@ describe('recurrence details', () => {
         vevent('s', 'DTSTART:20200101T000000Z', 'RRULE:FREQ=SECONDLY', 'SUMMARY:Every second'),
         // DTSTART is a Tuesday: every seventh day is never a Monday.
         vevent('n', 'DTSTART:20260303T090000Z', 'RRULE:FREQ=DAILY;INTERVAL=7;BYDAY=MO', 'SUMMARY:Never'),
-        vevent('m', 'DTSTART:20000101T000000Z', 'RRULE:FREQ=MINUTELY;COUNT=900000000', 'SUMMARY:Every minute'),
+        // Counted minute by minute from 2000 (its BY part keeps it from being computed directly).
+        vevent(
+          'm',
+          'DTSTART:20000101T000000Z',
+          'RRULE:FREQ=MINUTELY;BYSECOND=0;COUNT=900000000',
+          'SUMMARY:Every minute',
+        ),
         // ical.js refuses to iterate this one.
         vevent('r', 'DTSTART:20260105T090000Z', 'RRULE:FREQ=MONTHLY;BYDAY=1MO;BYMONTHDAY=15', 'SUMMARY:Refused'),
         vevent('ok', 'DTSTART:20260316T100000Z', 'DTEND:20260316T110000Z', 'SUMMARY:Normal'),
@@ -624,5 +630,289 @@ describe('a large calendar', () => {
     ]);
     expect(monday.filter((e) => e.title.startsWith('Weekly'))).toHaveLength(300);
     expect(calendar.events(dayWindow('2026-03-17', 'Europe/Berlin'))).toHaveLength(3);
+  });
+});
+
+describe('hostile feeds', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** The longest line ical.js's parameter parser is handed while `run` runs (it rescans to the value per parameter). */
+  function longestParameterLine(run: () => void): number {
+    const parser = ICAL.parse as unknown as { _parseParameters: (line: string, ...rest: unknown[]) => unknown };
+    let longest = 0;
+    const original = parser._parseParameters;
+    vi.spyOn(parser, '_parseParameters').mockImplementation((line, ...rest) => {
+      longest = Math.max(longest, line.length);
+      return original(line, ...rest);
+    });
+    run();
+    return longest;
+  }
+
+  const fold = (line: string) => (line.match(/.{1,74}/g) ?? []).join('\r\n ');
+  const manyParams = (n: number) => `X-A${';A='.repeat(n)}:x`;
+  const good = vevent('good', 'DTSTART:20260316T100000Z', 'DTEND:20260316T110000Z', 'SUMMARY:Good');
+
+  describe('lines with too many parameters', () => {
+    it('leaves out the event holding a line of 200,000 parameters, before ical.js reads it, and keeps the rest', () => {
+      for (const line of [manyParams(200_000), fold(manyParams(200_000))]) {
+        const text = ics(vevent('bad', 'DTSTART:20260316T090000Z', line, 'SUMMARY:Bad'), good);
+        expect(text.length).toBeGreaterThan(600_000);
+        let calendar: ParsedCalendar | undefined;
+        expect(longestParameterLine(() => (calendar = parseIcs(text)))).toBeLessThan(1000);
+        expect(titles(calendar as ParsedCalendar, '2026-03-16', 'UTC')).toEqual(['Good']);
+      }
+    });
+
+    it("drops such a line outside any event alone (the reviewer's 1 MB line), so the calendar still reads", () => {
+      const calendar = parseIcs(ics(manyParams(333_333), 'X-WR-CALNAME;A=;A=;A=:Team', good));
+      expect(titles(calendar, '2026-03-16', 'UTC')).toEqual(['Good']);
+      expect(calendar.name).toBe('Team');
+      const named = parseIcs(ics(`X-WR-CALNAME${';A=1'.repeat(101)}:Team`, good));
+      expect(named.name).toBeNull();
+      expect(titles(named, '2026-03-16', 'UTC')).toEqual(['Good']);
+    });
+
+    it('keeps 100 parameters and drops 101', () => {
+      const at = (n: number) =>
+        titles(
+          parseIcs(ics(vevent('p', 'DTSTART:20260316T090000Z', manyParams(n), 'SUMMARY:Params'))),
+          '2026-03-16',
+          'UTC',
+        );
+      expect(at(100)).toEqual(['Params']);
+      expect(at(101)).toEqual([]);
+    });
+
+    it('counts parameters the way ical.js reads them, quotes and all', () => {
+      const tricks = [
+        // A quote opens only right after a parameter's "=": here ical.js sees 200 parameters inside it.
+        `X-A;A=b=";${'B=;'.repeat(200)}":x`,
+        // A ":" inside a quoted value does not end the parameters.
+        `X-A;A="x:"${';B='.repeat(200)}:x`,
+        // MEMBER's quotes stay open across '","' ...
+        `ATTENDEE;MEMBER="mailto:a@example.com","mailto:b@example.com"${';B='.repeat(200)}:mailto:c@example.com`,
+        // ... and another parameter's do not.
+        `X-A;CN="a",";${'B=;'.repeat(200)}":x`,
+        // A ":" in a parameter's name does not end them either.
+        `X-A;A:${';B='.repeat(200)}:x`,
+      ];
+      for (const line of tricks) {
+        const calendar = parseIcs(ics(vevent('t', 'DTSTART:20260316T090000Z', line, 'SUMMARY:Trick'), good));
+        expect(titles(calendar, '2026-03-16', 'UTC')).toEqual(['Good']);
+      }
+      // Ordinary quoted parameters with ":" and ";" inside them are read as before.
+      const attendee =
+        'ATTENDEE;CN="Smith; Jo";DELEGATED-FROM="mailto:a@example.com","mailto:b@example.com";ROLE=REQ-PARTICIPANT:mailto:jo@example.com';
+      const calendar = parseIcs(ics(vevent('a', 'DTSTART:20260316T090000Z', attendee, 'SUMMARY:Invited')));
+      expect(titles(calendar, '2026-03-16', 'UTC')).toEqual(['Invited']);
+    });
+
+    it('keeps long values, and parameters up to 10,000 characters, but not longer', () => {
+      const html = `<html><body style="margin:0;padding:0">${'<p style="color:#333;font:12px sans-serif">Agenda; notes</p>'.repeat(400)}</body></html>`;
+      const calendar = parseIcs(
+        ics(
+          vevent(
+            'long',
+            'DTSTART:20260316T090000Z',
+            'SUMMARY:Long',
+            fold(`DESCRIPTION:${'Long notes. '.repeat(100_000)}`),
+            fold(`X-ALT-DESC;FMTTYPE=text/html:${html}`),
+          ),
+          vevent(
+            'cn',
+            'DTSTART:20260316T100000Z',
+            'SUMMARY:Long name',
+            fold(`ATTENDEE;CN="${'N'.repeat(9000)}":mailto:a@example.com`),
+          ),
+          vevent(
+            'over',
+            'DTSTART:20260316T110000Z',
+            'SUMMARY:Too long',
+            fold(`ATTENDEE;CN="${'N'.repeat(11_000)}":mailto:a@example.com`),
+          ),
+        ),
+      );
+      expect(titles(calendar, '2026-03-16', 'UTC')).toEqual(['Long', 'Long name']);
+    });
+
+    it('leaves out a time zone holding such a line, and its TZID then reads as UTC', () => {
+      const zone = [
+        'BEGIN:VTIMEZONE',
+        'TZID:Custom/Zone',
+        manyParams(150),
+        'BEGIN:STANDARD',
+        'DTSTART:19700101T000000',
+        'TZOFFSETFROM:+0500',
+        'TZOFFSETTO:+0500',
+        'END:STANDARD',
+        'END:VTIMEZONE',
+      ].join('\r\n');
+      const calendar = parseIcs(ics(zone, vevent('c', 'DTSTART;TZID=Custom/Zone:20260316T120000', 'SUMMARY:Custom')));
+      expect(timed(calendar.events(dayWindow('2026-03-16', 'UTC')), 'Custom').start.toISOString()).toBe(
+        '2026-03-16T12:00:00.000Z',
+      );
+    });
+  });
+
+  describe('expensive recurrences', () => {
+    // Every day's last day of the month, per ical.js, which expands every day of each year for it.
+    const costly = 'RRULE:FREQ=YEARLY;BYSETPOS=-1;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYMONTH=1,2,3,4,5,6,7,8,9,10,11,12';
+    const weekly = vevent('w', 'DTSTART:20260303T080000Z', 'RRULE:FREQ=WEEKLY', 'SUMMARY:Weekly');
+    const costlyEvents = (n: number) =>
+      Array.from({ length: n }, (_, i) => vevent(`y${i}`, 'DTSTART:20200131T090000Z', costly, `SUMMARY:Costly ${i}`));
+
+    /**
+     * Makes the clock the budgets read advance `ms` for every ical.js step of a costly rule, so a slow
+     * rule is slow on any machine; counts those steps, which is the work the test bounds.
+     */
+    function slowCostlyRules(ms: number) {
+      let late = 0;
+      const real = performance.now.bind(performance);
+      vi.spyOn(performance, 'now').mockImplementation(() => real() + late);
+      const next = ICAL.RecurIterator.prototype.next;
+      const steps = { count: 0 };
+      vi.spyOn(ICAL.RecurIterator.prototype, 'next').mockImplementation(function (this: ICAL.RecurIterator, again) {
+        if (this.rule.parts.BYSETPOS) {
+          late += ms;
+          steps.count++;
+        }
+        return next.call(this, again);
+      });
+      return steps;
+    }
+
+    /** Steps of costly rules one call takes. */
+    const stepsOf = (steps: { count: number }, calendar: ParsedCalendar, date: string) => {
+      const before = steps.count;
+      const list = titles(calendar, date, 'UTC');
+      return { steps: steps.count - before, list };
+    };
+
+    it('lists such a rule when it is not slow', () => {
+      const calendar = parseIcs(ics(weekly, ...costlyEvents(1)));
+      expect(titles(calendar, '2026-03-31', 'UTC')).toEqual(['Weekly', 'Costly 0']);
+    });
+
+    it('skips a series over its own time budget from then on, and still lists the others', () => {
+      const steps = slowCostlyRules(30);
+      const calendar = parseIcs(ics(weekly, ...costlyEvents(1)));
+      const first = stepsOf(steps, calendar, '2026-03-31');
+      expect(first.list).toEqual(['Weekly']);
+      expect(first.steps).toBeGreaterThan(0);
+      for (const date of ['2026-03-31', '2026-04-30', '2026-05-31']) {
+        expect(stepsOf(steps, calendar, date)).toEqual({ steps: 0, list: date === '2026-03-31' ? ['Weekly'] : [] });
+      }
+    });
+
+    it('does not spend the next calls on the series that used up a call, and soon on none', () => {
+      // Each costly series fits its own budget (about 16 steps, 32 ms), but 300 of them are many times a call's.
+      const steps = slowCostlyRules(2);
+      const calendar = parseIcs(ics(weekly, ...costlyEvents(300)));
+      const calls = ['2026-03-31', '2026-03-31', '2026-03-31', '2026-03-31', '2026-04-30'].map((date) =>
+        stepsOf(steps, calendar, date),
+      );
+      const [first, second] = calls as [(typeof calls)[0], (typeof calls)[0]];
+      expect(first.steps).toBeGreaterThan(0);
+      expect(first.list[0]).toBe('Weekly');
+      // The series the first call expanded are not expanded again.
+      const listed = first.list.filter((t) => t.startsWith('Costly'));
+      expect(listed.length).toBeGreaterThan(0);
+      expect(second.list.filter((t) => listed.includes(t))).toEqual([]);
+      // After a few cut-off calls, no call spends anything on them, and the weekly series stays.
+      expect(calls.slice(3).map((c) => c.steps)).toEqual([0, 0]);
+      for (const call of calls.slice(0, 4)) expect(call.list[0]).toBe('Weekly');
+    });
+
+    it('computes the end of an evenly spaced COUNT rule instead of counting from its first day', () => {
+      const calendar = parseIcs(
+        ics(
+          vevent('d', 'DTSTART:19900101T090000Z', 'RRULE:FREQ=DAILY;COUNT=20000', 'SUMMARY:Daily since 1990'),
+          vevent('f', 'DTSTART:20260302T090000Z', 'RRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=3', 'SUMMARY:Fortnightly'),
+        ),
+      );
+      // 1990-01-01 plus 19,999 days is 2044-10-03.
+      expect(titles(calendar, '2044-10-03', 'UTC')).toEqual(['Daily since 1990']);
+      expect(titles(calendar, '2044-10-04', 'UTC')).toEqual([]);
+      expect(titles(calendar, '2026-03-31', 'UTC')).toEqual(['Daily since 1990']);
+      const fortnights = ['2026-03-02', '2026-03-09', '2026-03-16', '2026-03-30', '2026-04-13'].map((d) =>
+        titles(calendar, d, 'UTC').includes('Fortnightly'),
+      );
+      expect(fortnights).toEqual([true, false, true, true, false]);
+    });
+  });
+
+  describe('time zones by the hundred thousand', () => {
+    /** Intl.DateTimeFormat objects built while `run` runs: each unknown TZID costs several, some throwing. */
+    function formatsBuilt(run: () => void): number {
+      const Real = Intl.DateTimeFormat;
+      let built = 0;
+      Intl.DateTimeFormat = new Proxy(Real, {
+        construct(target, args) {
+          built++;
+          return Reflect.construct(target, args);
+        },
+      });
+      try {
+        run();
+      } finally {
+        Intl.DateTimeFormat = Real;
+      }
+      return built;
+    }
+
+    it('resolves each TZID once, unknown ones too, and at most 200 of them; further ones read as UTC', () => {
+      const blocks = [vevent('berlin', 'DTSTART;TZID=Europe/Berlin:20260316T120000', 'SUMMARY:Berlin')];
+      for (let i = 0; i < 5000; i++) {
+        blocks.push(vevent(`u${i}`, `DTSTART;TZID=Nowhere/Zone-${i % 1000}:20260101T120000`, 'SUMMARY:Unknown'));
+      }
+      blocks.push(vevent('tokyo', 'DTSTART;TZID=Asia/Tokyo:20260316T120000', 'SUMMARY:Tokyo'));
+      let calendar: ParsedCalendar | undefined;
+      const built = formatsBuilt(() => (calendar = parseIcs(ics(...blocks))));
+      // A few per distinct name tried (199 unknown ones and Berlin), none for the 800 past the cap.
+      expect(built).toBeLessThan(1000);
+      const events = (calendar as ParsedCalendar).events(dayWindow('2026-03-16', 'UTC'));
+      expect(timed(events, 'Berlin').start.toISOString()).toBe('2026-03-16T11:00:00.000Z');
+      expect(timed(events, 'Tokyo').start.toISOString()).toBe('2026-03-16T12:00:00.000Z');
+    });
+
+    it('still reads a few distinct zones exactly', () => {
+      const calendar = parseIcs(
+        ics(
+          vevent('a', 'DTSTART;TZID=Nowhere/Zone:20260316T120000', 'SUMMARY:Nowhere'),
+          vevent('b', 'DTSTART;TZID=Asia/Tokyo:20260316T120000', 'SUMMARY:Tokyo'),
+        ),
+      );
+      const events = calendar.events(dayWindow('2026-03-16', 'UTC'));
+      expect(timed(events, 'Tokyo').start.toISOString()).toBe('2026-03-16T03:00:00.000Z');
+      expect(timed(events, 'Nowhere').start.toISOString()).toBe('2026-03-16T12:00:00.000Z');
+    });
+  });
+
+  describe('a crowded day', () => {
+    it(`returns at most ${EVENTS_MAX} events: the all-day ones, then the earliest timed ones`, () => {
+      expect(EVENTS_MAX).toBe(500);
+      const blocks: string[] = [];
+      // Listed latest first, so the order is the sort's.
+      for (let i = 599; i >= 0; i--) {
+        const hh = String(Math.floor(i / 60)).padStart(2, '0');
+        const mm = String(i % 60).padStart(2, '0');
+        blocks.push(vevent(`t${i}`, `DTSTART:20260316T${hh}${mm}00Z`, 'DURATION:PT1M', `SUMMARY:Minute ${i}`));
+      }
+      blocks.push(vevent('h', 'DTSTART;VALUE=DATE:20260316', 'SUMMARY:Holiday'));
+      blocks.push(
+        vevent('m', 'DTSTART:20260316T000000Z', 'RRULE:FREQ=MINUTELY;INTERVAL=2', 'SUMMARY:Every other minute'),
+      );
+      const events = parseIcs(ics(...blocks)).events(dayWindow('2026-03-16', 'UTC'));
+      expect(events).toHaveLength(EVENTS_MAX);
+      expect(events[0]).toMatchObject({ title: 'Holiday', allDay: true });
+      const starts = events.slice(1).map((e) => (e.allDay ? '' : e.start.toISOString()));
+      expect(starts).toEqual([...starts].sort());
+      // 499 timed ones: minutes 0-332 of the singles and every other minute up to 05:32 of the series.
+      expect(starts.at(-1)).toBe('2026-03-16T05:32:00.000Z');
+      expect(new Set(events.map((e) => e.id)).size).toBe(EVENTS_MAX);
+    });
   });
 });

@@ -2,6 +2,8 @@
 // ical.js parses the text and iterates RRULEs; time zones are resolved here, per calendar, because
 // ical.js falls back to a process-wide TimezoneService that one user's calendar must not change.
 // Recurrences are iterated in wall time (floating) and each occurrence is placed in its zone afterwards.
+// Every step is bounded, since a feed is anyone's text: lines are screened before ical.js reads them,
+// RRULEs are priced in steps and in wall time, zones per calendar are capped, and so is a day's list.
 import ICAL from 'ical.js';
 import type { DayWindow, SourceEvent } from './calendar.types.ts';
 import { offsetMs, wallMs, wallToInstant } from './day.ts';
@@ -19,9 +21,15 @@ export class IcsError extends Error {
 export interface ParsedCalendar {
   /** X-WR-CALNAME, trimmed, at most 100 characters; null when missing or blank. */
   readonly name: string | null;
-  /** Every occurrence that overlaps the window (timed: [start, end); all-day: the window's date). */
+  /**
+   * Every occurrence that overlaps the window (timed: [start, end); all-day: the window's date), at
+   * most EVENTS_MAX: all-day events first, then the earliest timed ones.
+   */
   events(window: DayWindow): SourceEvent[];
 }
+
+/** Events one events() call returns at most, so one day of a hostile feed stays a page, not 130,000 rows. */
+export const EVENTS_MAX = 500;
 
 const SECOND = 1000;
 const DAY = 86_400_000;
@@ -31,8 +39,26 @@ const MARGIN = 2 * DAY;
 const EVENT_STEPS = 50_000;
 /** RRULE steps one events() call may take over all events, so a hostile feed cannot hold the server. */
 const CALL_STEPS = 250_000;
-/** RRULE steps all VTIMEZONEs of one calendar may take; past it, TZIDs resolve by name. */
+/** Wall time one events() call may spend, singles and series together (a series cut off by it is not tried again). */
+const CALL_MS = 1000;
+/**
+ * Wall time one series may take in one call; past it twice running, it is skipped from then on. Real
+ * series take under 5 ms, the slowest real ones measured (COUNT rules with BY parts begun years ago)
+ * up to 60 ms; a pause of the process must not cost a user their weekly meeting either.
+ */
+const SERIES_MS = 100;
+/** Calls that may run out of their budget while series are still untried; then the untried ones are skipped for good. */
+const SPENT_CALLS_MAX = 3;
+/** RRULE steps (and yearly onsets) all VTIMEZONEs of one calendar may take; past it, TZIDs resolve by name. */
 const ZONE_STEPS = 50_000;
+/** Distinct TZIDs one calendar may resolve (real ones use a handful); further ones are read as UTC. */
+const ZONES_MAX = 200;
+/**
+ * The characters before a line's value (name and parameters) and the parameters one line may have:
+ * ical.js rescans the line to its value for every parameter, so its cost grows with their product.
+ */
+const PARAM_TEXT_MAX = 10_000;
+const PARAMS_MAX = 100;
 /** Expanding a year's days costs ical.js about as much as this many daily steps. */
 const YEAR_STEPS = 10;
 const TITLE_MAX = 300;
@@ -84,11 +110,22 @@ interface Item {
   replaced: Marks;
   /** For a RECURRENCE-ID component: the occurrence it replaces. */
   recurrenceId: TimeValue | null;
-  /** Ran over its step limit once; not expanded again. */
+  /** Ran over its limits, or unreadable; not expanded again. */
   broken: boolean;
+  /** Expanded within its limits at least once. */
+  proven: boolean;
+  /** A single timed event's instants, kept: '' when they do not depend on the reader's zone, else that zone. */
+  placed: { zone: string; start: number; stop: number } | null;
 }
 
-class OutOfSteps extends Error {}
+/** A budget ran out; thrown through ical.js's iterator to stop it. */
+class Overrun extends Error {}
+/** A series (or the VTIMEZONEs) over its step limit. */
+class OutOfSteps extends Overrun {}
+/** A series over its time limit in one call. */
+class TooSlow extends Overrun {}
+/** The events() call over its step or time limit. */
+class CallSpent extends Overrun {}
 
 // ---- text ----
 
@@ -243,7 +280,12 @@ const WEEKDAYS = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'];
  * directly: Outlook starts them in 1601, and ical.js would walk every year since.
  * Null for any other rule.
  */
-function annualOnsets(rule: ICAL.Recur, start: number, until: number): (() => number | null) | null {
+function annualOnsets(
+  rule: ICAL.Recur,
+  start: number,
+  until: number,
+  spend: (n: number) => void,
+): (() => number | null) | null {
   const parts = rule.parts as Record<string, unknown[] | undefined>;
   const keys = Object.keys(parts).filter((k) => parts[k]?.length);
   if (rule.freq !== 'YEARLY' || (rule.interval || 1) !== 1 || rule.count || keys.length !== 2) return null;
@@ -258,6 +300,8 @@ function annualOnsets(rule: ICAL.Recur, start: number, until: number): (() => nu
   let year = s.getUTCFullYear();
   return () => {
     for (; year <= 9999; year++) {
+      // Cheap, but a VTIMEZONE may hold thousands of observances, each from 1601.
+      spend(1);
       const days = daysIn(year, month);
       let day: number;
       if (nth > 0) {
@@ -304,6 +348,10 @@ function vtimezoneOffsets(component: ICAL.Component, budget: Budget): OffsetAt |
     }
     let next: Observance['next'] = null;
     const rrule = sub.getFirstProperty('rrule');
+    const spend = (n: number) => {
+      budget.left -= n;
+      if (budget.left < 0) throw new OutOfSteps();
+    };
     if (rrule) {
       try {
         const rule = (rrule.getFirstValue() as ICAL.Recur).clone();
@@ -314,17 +362,14 @@ function vtimezoneOffsets(component: ICAL.Component, budget: Budget): OffsetAt |
           until = u.zone === ICAL.Timezone.utcTimezone ? untilWall + from : untilWall;
           rule.until = floatingTime(until, false);
         }
-        const yearly = annualOnsets(rule, start.wall, until);
+        const yearly = annualOnsets(rule, start.wall, until, spend);
         if (yearly) {
           next = () => {
             const wall = yearly();
             return wall === null ? null : onset(wall, false);
           };
         } else {
-          const it = guardedIterator(rule, floatingTime(start.wall, false), (n) => {
-            budget.left -= n;
-            if (budget.left < 0) throw new OutOfSteps();
-          });
+          const it = guardedIterator(rule, floatingTime(start.wall, false), spend);
           next = () => {
             const t = it.next();
             return t ? onset(wallMs(t.year, t.month, t.day, t.hour, t.minute, t.second), false) : null;
@@ -389,7 +434,11 @@ function vtimezoneOffsets(component: ICAL.Component, budget: Budget): OffsetAt |
   };
 }
 
-/** Resolves TZIDs for one calendar: its own VTIMEZONEs first, then IANA, Windows names, else UTC. */
+/**
+ * Resolves TZIDs for one calendar: its own VTIMEZONEs first, then IANA, Windows names, else UTC.
+ * Each TZID is resolved once, failures too; past ZONES_MAX distinct ones, new ones are UTC unread
+ * (an unknown name costs several Intl lookups, and a feed can hold hundreds of thousands).
+ */
 function zoneResolver(vtimezones: ICAL.Component[]): (tzid: string) => OffsetAt {
   const budget: Budget = { left: ZONE_STEPS };
   const defined = new Map<string, ICAL.Component>();
@@ -401,6 +450,7 @@ function zoneResolver(vtimezones: ICAL.Component[]): (tzid: string) => OffsetAt 
   return (tzid) => {
     let zone = cache.get(tzid);
     if (!zone) {
+      if (cache.size >= ZONES_MAX) return UTC;
       const vtz = defined.get(tzid);
       let own: OffsetAt | null = null;
       try {
@@ -504,6 +554,9 @@ function emptyMarks(): Marks {
   return { instants: new Set(), walls: new Set(), dates: new Set() };
 }
 
+/** Shared by the many events with none (three Sets each would weigh on a feed of 100,000 events); never marked. */
+const NO_MARKS: Marks = emptyMarks();
+
 /** Adds recurrence ids or exception dates; all-day series compare by date only. */
 function mark(marks: Marks, v: TimeValue, allDay: boolean) {
   if (allDay || v.date) marks.dates.add(floorDay(v.wall));
@@ -541,7 +594,7 @@ function guardedIterator(rule: ICAL.Recur, start: ICAL.Time, spend: (n: number) 
   try {
     (it as unknown as { init(): void }).init();
   } catch (err) {
-    if (err instanceof OutOfSteps) throw err;
+    if (err instanceof Overrun) throw err;
     return { next: () => null };
   }
   return {
@@ -606,6 +659,16 @@ function fastForward(start: number, rule: ICAL.Recur, low: number): number {
   return start;
 }
 
+/**
+ * The last occurrence of a COUNT rule whose occurrences are evenly spaced (a fixed FREQ, no BY parts),
+ * else null: "daily, 5,000 times" from years ago would otherwise be iterated from its first day.
+ */
+function lastCounted(rule: ICAL.Recur, start: number): number | null {
+  const fixed = FIXED_PERIOD[rule.freq];
+  if (!rule.count || !fixed || Object.values(rule.parts).some((v) => v?.length)) return null;
+  return start + (rule.count - 1) * fixed * Math.max(1, rule.interval || 1);
+}
+
 /** UNTIL as a wall time in the series' zone, so it compares with the floating occurrences. */
 function untilWall(rule: ICAL.Recur, item: Item, floating: OffsetAt): number | null {
   const u = rule.until;
@@ -663,8 +726,9 @@ function itemOf(vevent: ICAL.Component, zones: (tzid: string) => OffsetAt): Item
     rules.push(rule);
   }
   const allDay = start.date;
-  const exdates = emptyMarks();
-  for (const v of propTimes(vevent, 'exdate', zones)) mark(exdates, v, allDay);
+  const exdateValues = propTimes(vevent, 'exdate', zones);
+  const exdates = exdateValues.length ? emptyMarks() : NO_MARKS;
+  for (const v of exdateValues) mark(exdates, v, allDay);
   const recurrenceId = propTime(vevent, 'recurrence-id', zones);
   const uid = cleanText(vevent.getFirstPropertyValue('uid'), 1000);
   const location = cleanText(vevent.getFirstPropertyValue('location'), LOCATION_MAX);
@@ -679,9 +743,11 @@ function itemOf(vevent: ICAL.Component, zones: (tzid: string) => OffsetAt): Item
     rules: recurrenceId ? [] : rules,
     rdates: recurrenceId ? [] : propTimes(vevent, 'rdate', zones),
     exdates,
-    replaced: emptyMarks(),
+    replaced: NO_MARKS,
     recurrenceId,
     broken: false,
+    proven: false,
+    placed: null,
   };
 }
 
@@ -714,7 +780,10 @@ function calendarItems(root: ICAL.Component): Item[] {
     const master = masters.get(item.uid);
     const id = item.recurrenceId;
     // The instance it replaces is gone from the series whether it moved or was cancelled.
-    if (master && id) mark(master.replaced, id, master.start.date);
+    if (master && id) {
+      if (master.replaced === NO_MARKS) master.replaced = emptyMarks();
+      mark(master.replaced, id, master.start.date);
+    }
     if (!cancelled) items.push(item);
   }
   return items;
@@ -741,84 +810,196 @@ interface Budget {
   left: number;
 }
 
+/** An occurrence that overlaps the window, before it becomes a SourceEvent. */
+interface Hit {
+  item: Item;
+  /** Its start's wall time (all-day: its first date). */
+  wall: number;
+  /** Timed: its instants; all-day: NaN. */
+  start: number;
+  stop: number;
+  /** The instance's recurrence id, or null for an event that is not part of a series. */
+  rid: { wall: number; instant: number | null; date: boolean } | null;
+}
+
+/** A timed occurrence's start and end instants; `at` is the start when the caller has it already. */
+function instants(item: Item, wall: number, floating: OffsetAt, at: number | null): [number, number] {
+  const zone = item.start.zone ?? floating;
+  const start = at ?? (item.start.zone === UTC ? wall : wallToInstant(wall, zone));
+  const end = item.end;
+  let stop = start;
+  if (end.kind === 'wall') stop = wallToInstant(wall + end.delta, end.zone ?? floating);
+  else if (end.kind === 'duration') stop = wallToInstant(wall + end.days * DAY, zone) + end.ms;
+  else if (end.kind === 'exact') stop = start + end.ms;
+  return [start, Math.max(start, stop)];
+}
+
+/** All-day events first (by date), then timed ones by start: what EVENTS_MAX keeps. */
+function byStart(a: Hit, b: Hit): number {
+  const aDay = Number.isNaN(a.start);
+  const bDay = Number.isNaN(b.start);
+  if (aDay !== bDay) return aDay ? -1 : 1;
+  return aDay ? a.wall - b.wall : a.start - b.start || a.stop - b.stop;
+}
+
+function sourceEvent(hit: Hit): SourceEvent {
+  const { item, rid } = hit;
+  const id = rid ? `${item.uid}/${occurrenceKey(rid.wall, rid.instant, rid.date)}` : item.uid;
+  const base = { id, title: item.title || '(No title)', location: item.location, url: item.url };
+  if (item.end.kind === 'days') {
+    const endDate = dayString(hit.wall + item.end.days * DAY);
+    return { ...base, allDay: true, startDate: dayString(hit.wall), endDate };
+  }
+  return { ...base, allDay: false, start: new Date(hit.start), end: new Date(hit.stop) };
+}
+
 function createCalendar(name: string | null, items: Item[]): ParsedCalendar {
+  const singles = items.filter((item) => !item.rules.length && !item.rdates.length);
+  const series = items.filter((item) => item.rules.length || item.rdates.length);
+  /** Calls that ran out of their budget while expanding series. */
+  let spentCalls = 0;
   return {
     name,
     events(window) {
+      const deadline = performance.now() + CALL_MS;
       const floating: OffsetAt = (t) => offsetMs(t, window.timeZone);
       const ws = window.start.getTime();
       const we = window.end.getTime();
       const [y, m, d] = window.date.split('-').map(Number) as [number, number, number];
       const dateWall = wallMs(y, m, d);
-      const out: SourceEvent[] = [];
-      const budget: Budget = { left: CALL_STEPS };
+      const hits: Hit[] = [];
 
-      /** `at`: the start instant when the caller has it already. */
-      const emit = (item: Item, wall: number, id: string, at: number | null = null) => {
-        const base = { id, title: item.title || '(No title)', location: item.location, url: item.url };
+      /** The occurrence as a hit when it overlaps the window; `at`: its start instant when known. */
+      const hit = (item: Item, wall: number, rid: Hit['rid'], at: number | null = null): Hit | null => {
         const end = item.end;
         if (end.kind === 'days') {
-          if (wall <= dateWall && dateWall < wall + end.days * DAY) {
-            out.push({ ...base, allDay: true, startDate: dayString(wall), endDate: dayString(wall + end.days * DAY) });
-          }
-          return;
+          const overlaps = wall <= dateWall && dateWall < wall + end.days * DAY;
+          return overlaps ? { item, wall, start: Number.NaN, stop: Number.NaN, rid } : null;
         }
-        const zone = item.start.zone ?? floating;
-        const start = at ?? (item.start.zone === UTC ? wall : wallToInstant(wall, zone));
+        let start: number;
         let stop: number;
-        if (end.kind === 'wall') stop = wallToInstant(wall + end.delta, end.zone ?? floating);
-        else if (end.kind === 'duration') stop = wallToInstant(wall + end.days * DAY, zone) + end.ms;
-        else stop = start + end.ms;
-        stop = Math.max(start, stop);
-        if (start < we && (stop > ws || start === ws)) {
-          out.push({ ...base, allDay: false, start: new Date(start), end: new Date(stop) });
+        if (item.rules.length || item.rdates.length) {
+          [start, stop] = instants(item, wall, floating, at);
+        } else {
+          // A single event's instants are the same every call (for floating ones, in the same zone).
+          const zone = item.start.zone === null || (end.kind === 'wall' && end.zone === null) ? window.timeZone : '';
+          if (item.placed?.zone !== zone) {
+            const [a, b] = instants(item, wall, floating, at);
+            item.placed = { zone, start: a, stop: b };
+          }
+          ({ start, stop } = item.placed as { start: number; stop: number });
         }
+        return start < we && (stop > ws || start === ws) ? { item, wall, start, stop, rid } : null;
       };
 
       // Wall times that can touch the window: whole days for all-day items, ±MARGIN for timed ones.
       const low = (item: Item) => (item.start.date ? dateWall : ws - MARGIN) - item.span;
       const high = (item: Item) => (item.start.date ? dateWall : we + MARGIN);
 
-      const recurring: Item[] = [];
-      for (const item of items) {
-        if (item.rules.length || item.rdates.length) {
-          recurring.push(item);
-          continue;
+      let timeLeft = true;
+      for (let i = 0; i < singles.length; i++) {
+        if ((i & 255) === 255 && performance.now() > deadline) {
+          timeLeft = false;
+          break;
         }
+        const item = singles[i] as Item;
         const wall = item.start.wall;
         if (wall < low(item) || wall > high(item)) continue;
         const id = item.recurrenceId;
-        if (!id) {
-          emit(item, wall, item.uid);
-          continue;
-        }
-        const idInstant = id.date || id.zone === null ? null : instantOf(id, UTC);
-        emit(item, wall, `${item.uid}/${occurrenceKey(id.wall, idInstant, id.date)}`);
+        const rid = id && {
+          wall: id.wall,
+          instant: id.date || id.zone === null ? null : instantOf(id, UTC),
+          date: id.date,
+        };
+        const found = hit(item, wall, rid);
+        if (found) hits.push(found);
       }
 
-      for (const item of recurring) {
-        if (item.broken || budget.left <= 0) continue;
-        try {
-          for (const wall of occurrences(item, low(item), high(item), floating, budget)) {
-            const timedZone = item.start.date ? null : item.start.zone;
-            const instant = timedZone ? instantOf({ ...item.start, wall }, floating) : null;
-            if (marked(item.exdates, wall, instant) || marked(item.replaced, wall, instant)) continue;
-            emit(item, wall, `${item.uid}/${occurrenceKey(wall, instant, item.start.date)}`, instant);
+      let callSteps = CALL_STEPS;
+      /** One try at a series: its hits, or an Overrun (or ical.js's error) thrown. */
+      const expand = (item: Item, spent: { steps: number }): Hit[] => {
+        const begun = performance.now();
+        const spend = (n: number) => {
+          spent.steps += n;
+          callSteps -= n;
+          if (spent.steps > EVENT_STEPS) throw new OutOfSteps();
+          if (callSteps < 0) throw new CallSpent();
+          const now = performance.now();
+          if (now > deadline) throw new CallSpent();
+          if (now - begun > SERIES_MS) throw new TooSlow();
+        };
+        const found: Hit[] = [];
+        for (const wall of occurrences(item, low(item), high(item), floating, spend)) {
+          spend(0);
+          const timedZone = item.start.date ? null : item.start.zone;
+          const instant = timedZone ? instantOf({ ...item.start, wall }, floating) : null;
+          if (marked(item.exdates, wall, instant) || marked(item.replaced, wall, instant)) continue;
+          const h = hit(item, wall, { wall, instant, date: item.start.date }, instant);
+          if (h) found.push(h);
+        }
+        return found;
+      };
+
+      const costs: { item: Item; ms: number; steps: number }[] = [];
+      let ran = false;
+      let cutOff = false;
+      const run = (item: Item) => {
+        ran = true;
+        for (let tries = 1; ; tries++) {
+          const begun = performance.now();
+          const spent = { steps: 0 };
+          try {
+            for (const h of expand(item, spent)) hits.push(h);
+            item.proven = true;
+            costs.push({ item, ms: performance.now() - begun, steps: spent.steps });
+            return;
+          } catch (err) {
+            // Slow once may be a pause of the process (a collection, another thread): one more try.
+            if (err instanceof TooSlow && tries < 2) continue;
+            // Over its limits, unreadable, or running when the call's budget ran out: skipped from now on.
+            item.broken = true;
+            if (err instanceof CallSpent) cutOff = true;
+            return;
           }
-        } catch (err) {
-          // Over its own limit, or unreadable: skip the series from now on. Over the call's: this time only.
-          item.broken = !(err instanceof OutOfSteps) || budget.left > 0;
+        }
+      };
+      // Series that fitted before go first, so new expensive ones cannot crowd them out.
+      for (const proven of [true, false]) {
+        for (const item of series) {
+          if (cutOff || !timeLeft) break;
+          if (item.broken || item.proven !== proven) continue;
+          if (performance.now() > deadline) {
+            // Out of time between two series: their fault, unless the singles took it all.
+            cutOff = ran;
+            timeLeft = false;
+            break;
+          }
+          run(item);
+        }
+      }
+      if (cutOff) {
+        // The series that used the most of this call are skipped from now on, so the next call is not
+        // spent on the same ones again: what stays of this call's work is under half its budget.
+        spentCalls++;
+        const share = Math.max(1, costs.length) * 2;
+        for (const c of costs) {
+          if (c.ms >= CALL_MS / share || c.steps >= CALL_STEPS / share) c.item.broken = true;
+        }
+        // Still over after a few calls: only series that fit so far are expanded again.
+        if (spentCalls >= SPENT_CALLS_MAX) {
+          for (const item of series) if (!item.proven) item.broken = true;
         }
       }
 
+      const events = hits.sort(byStart).slice(0, EVENTS_MAX).map(sourceEvent);
       // Ids stay unique even when a feed repeats a UID.
       const seen = new Map<string, number>();
-      for (const event of out) {
+      for (const event of events) {
         const n = (seen.get(event.id) ?? 0) + 1;
         seen.set(event.id, n);
         if (n > 1) event.id = `${event.id}#${n}`;
       }
-      return out;
+      return events;
     },
   };
 }
@@ -826,29 +1007,34 @@ function createCalendar(name: string | null, items: Item[]): ParsedCalendar {
 const dayString = (wall: number) => stamp(wall, true, false).replace(/^(\d{4})(\d{2})(\d{2})$/, '$1-$2-$3');
 const floorDay = (wall: number) => wall - (((wall % DAY) + DAY) % DAY);
 
-/** Start wall times of a series' occurrences in [low, high], from DTSTART, each RRULE and RDATE. */
-function occurrences(item: Item, low: number, high: number, floating: OffsetAt, budget: Budget): number[] {
+/**
+ * Start wall times of a series' occurrences in [low, high], from DTSTART, each RRULE and RDATE.
+ * `spend` is told of every step and throws an Overrun to stop.
+ */
+function occurrences(item: Item, low: number, high: number, floating: OffsetAt, spend: (n: number) => void): number[] {
   const found = new Set<number>();
   const consider = (wall: number) => {
     if (wall >= low && wall <= high) found.add(wall);
   };
   consider(item.start.wall);
-  for (const r of item.rdates) {
+  item.rdates.forEach((r, i) => {
+    // A feed may list a hundred thousand RDATEs; each one read in another zone costs a few Intl calls.
+    if ((i & 63) === 63) spend(0);
     const same = r.date === item.start.date && (r.date || r.zoneKey === item.start.zoneKey);
     consider(same ? r.wall : rdateWall(r, item, floating));
-  }
-  let steps = 0;
-  const spend = (n: number) => {
-    steps += n;
-    budget.left -= n;
-    if (steps > EVENT_STEPS || budget.left < 0) throw new OutOfSteps();
-  };
+  });
   for (const base of item.rules) {
     const rule = base.clone();
-    const until = untilWall(base, item, floating);
+    let until = untilWall(base, item, floating);
+    const last = lastCounted(base, item.start.wall);
+    if (last !== null) {
+      // Now it can be fast-forwarded like any other rule, instead of counted from DTSTART every call.
+      rule.count = null;
+      until = until === null ? last : Math.min(until, last);
+    }
     if (until !== null && until < low) continue;
     rule.until = floatingTime(until === null ? high : Math.min(until, high), false);
-    const from = fastForward(item.start.wall, base, low);
+    const from = fastForward(item.start.wall, rule, low);
     try {
       const it = guardedIterator(rule, floatingTime(from, item.start.date), spend);
       for (let t = it.next(); t; t = it.next()) {
@@ -857,7 +1043,7 @@ function occurrences(item: Item, low: number, high: number, floating: OffsetAt, 
         consider(wall);
       }
     } catch (err) {
-      if (err instanceof OutOfSteps) throw err;
+      if (err instanceof Overrun) throw err;
       // ical.js gave up part-way through the rule; what it found stands.
     }
   }
@@ -872,16 +1058,126 @@ function rdateWall(r: TimeValue, item: Item, floating: OffsetAt): number {
   return instant + zone(instant);
 }
 
+// ---- screening ----
+
+/** Parameters whose quoted values ical.js reads as lists ("a","b"), in the iCalendar design it uses. */
+const LIST_PARAMS = new Set(['member', 'delegated-to', 'delegated-from']);
+
+/**
+ * What ical.js will make of one unfolded line, from its first characters (at least PARAM_TEXT_MAX + 3):
+ * a component's BEGIN or END, a line whose name and parameters are over PARAM_TEXT_MAX characters or
+ * PARAMS_MAX parameters, or an ordinary line. Follows ical.js's own reading of parameters (a quote
+ * opens only right after a parameter's "=", a ":" ends them only outside quotes and names), so no
+ * line it would read slowly passes; stranger lines may count a few parameters more than it does.
+ */
+function lineKind(head: string, more: boolean): 'begin' | 'end' | 'over' | 'ok' {
+  const limit = Math.min(head.length, PARAM_TEXT_MAX);
+  let i = 0;
+  while (i < limit && head[i] !== ':' && head[i] !== ';') i++;
+  if (i < limit && head[i] === ':') {
+    const name = i <= 5 ? head.slice(0, i).toLowerCase() : '';
+    return name === 'begin' ? 'begin' : name === 'end' ? 'end' : 'ok';
+  }
+  let params = 0;
+  let state: 'name' | 'value' | 'quoted' | 'closed' = 'value';
+  let nameStart = i + 1;
+  let list = false;
+  for (; i < limit; i++) {
+    const c = head[i];
+    if (state === 'quoted') {
+      if (c !== '"') continue;
+      // ical.js keeps a list parameter's quotes open across '","'.
+      if (list && head[i + 1] === ',' && head[i + 2] === '"') i += 2;
+      else state = 'closed';
+    } else if (c === ';' && state !== 'name') {
+      if (++params > PARAMS_MAX) return 'over';
+      state = 'name';
+      nameStart = i + 1;
+    } else if (state === 'name') {
+      if (c === ';') {
+        if (++params > PARAMS_MAX) return 'over';
+        nameStart = i + 1;
+      } else if (c === '=') {
+        list = i - nameStart <= 16 && LIST_PARAMS.has(head.slice(nameStart, i).toLowerCase());
+        if (head[i + 1] === '"') {
+          state = 'quoted';
+          i++;
+        } else state = 'value';
+      }
+    } else if (c === ':') {
+      return 'ok';
+    }
+  }
+  return more || head.length > PARAM_TEXT_MAX ? 'over' : 'ok';
+}
+
+/**
+ * Leaves out what ical.js would read in quadratic time: a line whose name and parameters run past
+ * PARAM_TEXT_MAX characters or PARAMS_MAX parameters. No exporter writes one, so it is hostile or
+ * broken; the component holding it (a VEVENT, a VTIMEZONE) goes with it, as a malformed event would,
+ * because without the line it could mean something else (an RRULE, EXDATE or STATUS dropped). Such a
+ * line outside any component goes alone. Values may be long: ical.js reads them in linear time.
+ * Lines are unfolded and components nested as ical.js does; the text comes back as it was when all is well.
+ */
+function screen(text: string): string {
+  const cuts: [number, number][] = [];
+  const headMax = PARAM_TEXT_MAX + 3;
+  let depth = 0;
+  let topStart = 0;
+  let dropTop = false;
+  let pos = 0;
+  while (pos < text.length) {
+    const lineStart = pos;
+    let head = '';
+    let more = false;
+    do {
+      // ical.js: a line ends at "\n" (with a "\r" before it), and one starting with a space or tab continues it.
+      const nl = text.indexOf('\n', pos);
+      const stop = nl === -1 ? text.length : text[nl - 1] === '\r' ? nl - 1 : nl;
+      const from = pos === lineStart ? pos : pos + 1;
+      if (head.length < headMax) head += text.slice(from, Math.min(stop, from + headMax - head.length));
+      else if (stop > from) more = true;
+      pos = nl === -1 ? text.length : nl + 1;
+    } while (pos < text.length && (text[pos] === ' ' || text[pos] === '\t'));
+
+    const kind = lineKind(head, more);
+    if (kind === 'begin') {
+      depth++;
+      if (depth === 2) {
+        topStart = lineStart;
+        dropTop = false;
+      }
+    } else if (kind === 'end') {
+      if (depth === 2 && dropTop) cuts.push([topStart, pos]);
+      depth--;
+    } else if (kind === 'over') {
+      if (depth >= 2) dropTop = true;
+      else cuts.push([lineStart, pos]);
+    }
+  }
+  if (depth >= 2 && dropTop) cuts.push([topStart, text.length]);
+  if (!cuts.length) return text;
+  const kept: string[] = [];
+  let from = 0;
+  for (const [a, b] of cuts.sort((p, q) => p[0] - q[0])) {
+    if (a > from) kept.push(text.slice(from, a));
+    from = Math.max(from, b);
+  }
+  kept.push(text.slice(from));
+  return kept.join('');
+}
+
 /**
  * Parses an iCalendar feed. Throws IcsError when the text is not a VCALENDAR (a web page, JSON,
- * nothing) or ical.js cannot read it. Malformed events inside a readable calendar are skipped.
+ * nothing) or ical.js cannot read it. Malformed events inside a readable calendar are skipped, and
+ * so are events with a line no exporter writes (see screen()).
  */
 export function parseIcs(text: string): ParsedCalendar {
   const body = text.replace(/^\uFEFF/, '').trimStart();
   if (!/^BEGIN:VCALENDAR\r?\n/i.test(body)) throw new IcsError();
   let parsed: unknown;
   try {
-    parsed = ICAL.parse(body);
+    parsed = ICAL.parse(screen(body));
   } catch {
     throw new IcsError();
   }
