@@ -129,7 +129,8 @@ describe('the worker pool', () => {
       await extractor.extract(article);
       expect(seen).toEqual([{ url: article.url, ms: expect.any(Number), cpuMs: expect.any(Number) }]);
       expect(seen[0]?.ms).toBeGreaterThan(0);
-      if (process.platform === 'linux') expect(seen[0]?.cpuMs).toBeGreaterThan(0);
+      // The kernel updates a thread's CPU time when it is scheduled: a short extraction on a busy machine may read 0.
+      if (process.platform === 'linux') expect(seen[0]?.cpuMs).toBeGreaterThanOrEqual(0);
     } finally {
       unsubscribe(extractTimings.name, listen);
     }
