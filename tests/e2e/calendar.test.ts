@@ -1,13 +1,13 @@
-// Calendar connections in Chromium, as a new user makes them: from the account menu to the
-// server-rendered page, Google through the fake provider's consent page (Allow and Deny), an ICS
-// address typed with the keyboard, the day's events from the API, and removing both again.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ZCalendarDay } from '@daybook/contracts';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeCalendarProviders, startFakeCalendarProviders } from '../helpers/fake-calendar.ts';
+import {
+  type CalendarHost,
+  type FakeCalendarProviders,
+  startCalendarHost,
+  startFakeCalendarProviders,
+} from '../helpers/fake-calendar.ts';
 import { createInviteLink, launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 const PAGE = '/accounts/3rdparty/';
@@ -25,7 +25,7 @@ const tomorrow = new Date(Date.parse(`${today}T00:00:00Z`) + 86_400_000).toISOSt
 const compact = (date: string) => date.replaceAll('-', '');
 
 let fake: FakeCalendarProviders;
-let icsHost: { url: (p: string) => string; close: () => Promise<void> };
+let icsHost: CalendarHost;
 let app: RunningApp;
 let browser: Browser;
 let page: Page;
@@ -56,19 +56,7 @@ async function startIcsHost() {
     'END:VCALENDAR',
     '',
   ].join('\r\n');
-  const server: Server = createServer((req, res) => {
-    if (new URL(req.url ?? '/', 'http://x').pathname !== '/club.ics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8' }).end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url: (p: string) => `${origin}${p}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return startCalendarHost({ '/club.ics': body });
 }
 
 beforeAll(async () => {

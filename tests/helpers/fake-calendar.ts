@@ -1691,3 +1691,45 @@ function statusName(status: number): { status?: string } {
   };
   return names[status] ? { status: names[status] } : {};
 }
+
+/** A calendar host serving ICS files by path (any query), as Google's secret address or a Nextcloud does. */
+export interface CalendarHost {
+  url(path: string): string;
+  close(): Promise<void>;
+}
+
+export async function startCalendarHost(files: Record<string, string>): Promise<CalendarHost> {
+  const server = createServer((req, res) => {
+    const body = files[new URL(req.url ?? '/', 'http://x').pathname];
+    if (body === undefined) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8' }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: (path) => `${origin}${path}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * Registers a Daybook at `publicUrl` with both providers (client `<provider>-client`, secret
+ * `<provider>-secret`) and answers the settings that enable them.
+ */
+export function registerDaybook(providers: FakeCalendarProviders, publicUrl: string): Record<string, string> {
+  for (const id of ['google', 'microsoft'] as const)
+    providers.registerClient(id, {
+      clientId: `${id}-client`,
+      clientSecret: `${id}-secret`,
+      redirectUris: [`${publicUrl}/accounts/${id}/login/callback/`],
+    });
+  return {
+    GOOGLE_CLIENT_ID: 'google-client',
+    GOOGLE_CLIENT_SECRET: 'google-secret',
+    MICROSOFT_CLIENT_ID: 'microsoft-client',
+    MICROSOFT_CLIENT_SECRET: 'microsoft-secret',
+  };
+}

@@ -1,11 +1,17 @@
 // Calendar connections end to end through the real app: the allauth provider endpoints, the OAuth
 // dance against a real (local) authorization server, token refresh and its failures, the events API
 // and the assistant's calendar_events tool.
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ZCalendarDay, ZProviderAccountsResponse } from '@daybook/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeCalendarProviders, startFakeCalendarProviders } from '../../../../../tests/helpers/fake-calendar.ts';
+import {
+  type CalendarHost,
+  type FakeCalendarProviders,
+  registerDaybook,
+  startCalendarHost,
+  startFakeCalendarProviders,
+} from '../../../../../tests/helpers/fake-calendar.ts';
 import type { FakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
 import { systemClock } from '../../lib/clock.ts';
 import { createSafeFetch } from '../../lib/safe-fetch.ts';
@@ -25,7 +31,7 @@ let providers: FakeCalendarProviders;
 let openai: FakeOpenAI;
 let chatApp: ChatApp;
 let t: TestApp;
-let ics: Server;
+let icsHost: CalendarHost;
 let icsUrl: string;
 
 const ICS = `BEGIN:VCALENDAR\r
@@ -44,22 +50,13 @@ END:VCALENDAR\r
 
 beforeAll(async () => {
   providers = await startFakeCalendarProviders();
-  for (const id of ['google', 'microsoft'] as const)
-    providers.registerClient(id, {
-      clientId: `${id}-client`,
-      clientSecret: `${id}-secret`,
-      redirectUris: [`${PUBLIC}/accounts/${id}/login/callback/`],
-    });
-  ics = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/calendar' }).end(ICS));
-  await new Promise<void>((resolve) => ics.listen(0, '127.0.0.1', resolve));
-  icsUrl = `http://127.0.0.1:${(ics.address() as AddressInfo).port}/family.ics`;
+  const enabled = registerDaybook(providers, PUBLIC);
+  icsHost = await startCalendarHost({ '/family.ics': ICS });
+  icsUrl = icsHost.url('/family.ics');
   // The real app with the fake model, listening for the chat's socket.
   chatApp = await startChatApp(
     {
-      GOOGLE_CLIENT_ID: 'google-client',
-      GOOGLE_CLIENT_SECRET: 'google-secret',
-      MICROSOFT_CLIENT_ID: 'microsoft-client',
-      MICROSOFT_CLIENT_SECRET: 'microsoft-secret',
+      ...enabled,
       FETCH_ALLOW: '127.0.0.1',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     },
@@ -73,7 +70,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await chatApp?.close();
   await providers?.close();
-  await new Promise((resolve) => ics?.close(resolve));
+  await icsHost?.close();
 });
 
 /** The form post a connect button makes; answers the consent page's address. */

@@ -4,7 +4,6 @@ import { createHash } from 'node:crypto';
 import {
   CALENDAR_CONNECTIONS_MAX,
   type TCalendarConnection,
-  type TCalendarDay,
   type TCalendarEvent,
   type TCalendarProblem,
   type TCalendarProviderId,
@@ -36,7 +35,7 @@ import {
   type SourceEvent,
 } from './calendar.types.ts';
 import { dayWindow, zonedIso } from './day.ts';
-import { IcsError } from './ics.ts';
+import { EVENTS_MAX, IcsError } from './ics.ts';
 import type { IcsReader } from './ics-reader.ts';
 import { createGoogleCalendarApi } from './providers/google.ts';
 import { createMicrosoftCalendarApi } from './providers/microsoft.ts';
@@ -86,8 +85,8 @@ const DEFAULT_CACHE_MS = 5 * 60_000;
 /** Events held in the cache in all, and characters of ICS text: bounded whatever users ask for. */
 const EVENTS_CACHE_MAX = 200_000;
 const ICS_CACHE_MAX_CHARS = 50_000_000;
-/** Events of one connection on one day: more is no schedule a person reads. */
-export const DAY_EVENTS_MAX = 500;
+/** Events of one connection on one day (the ICS reader's cap, for every provider): more is no schedule a person reads. */
+export const DAY_EVENTS_MAX = EVENTS_MAX;
 const ICS_ACCEPT = [
   'text/calendar',
   'text/plain',

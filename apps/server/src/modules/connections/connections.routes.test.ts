@@ -1,14 +1,17 @@
 // The Calendar Connections page as a browser without scripts uses it: pages, form posts answered by
 // redirects, against the real app, a real database and calendars served over HTTP on 127.0.0.1.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CALENDAR_CONNECTIONS_MAX } from '@daybook/contracts';
 import Fastify, { type LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeCalendarProviders, startFakeCalendarProviders } from '../../../../../tests/helpers/fake-calendar.ts';
+import {
+  type FakeCalendarProviders,
+  registerDaybook,
+  startFakeCalendarProviders,
+  startCalendarHost as startIcsHost,
+} from '../../../../../tests/helpers/fake-calendar.ts';
 import { type FakeSite, startFakeSite } from '../../../../../tests/helpers/fake-site.ts';
 import { REPO_ROOT } from '../../config.ts';
 import { signedInUser } from '../../test/factories.ts';
@@ -37,24 +40,8 @@ const ics = (name: string) =>
   ].join('\r\n');
 
 /** Calendars as a calendar host serves them: /team.ics (any query), /evil.ics (a hostile name). */
-async function startCalendarHost() {
-  const server: Server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const body =
-      path === '/team.ics' ? ics('Team Rota') : path === '/evil.ics' ? ics('<script>alert(1)</script>') : null;
-    if (!body) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8' }).end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url: (path: string) => `${origin}${path}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+const startCalendarHost = () =>
+  startIcsHost({ '/team.ics': ics('Team Rota'), '/evil.ics': ics('<script>alert(1)</script>') });
 
 /** The hidden CSRF field of the page's forms, as a browser would send it back. */
 function formToken(html: string): string {
@@ -426,21 +413,9 @@ describe('OAuth providers', () => {
   let providers: FakeCalendarProviders;
   beforeAll(async () => {
     providers = await startFakeCalendarProviders();
-    for (const id of ['google', 'microsoft'] as const)
-      providers.registerClient(id, {
-        clientId: `${id}-client`,
-        clientSecret: `${id}-secret`,
-        redirectUris: [`http://daybook.test/accounts/${id}/login/callback/`],
-      });
-    withProviders = await createTestApp(
-      {
-        GOOGLE_CLIENT_ID: 'google-client',
-        GOOGLE_CLIENT_SECRET: 'google-secret',
-        MICROSOFT_CLIENT_ID: 'microsoft-client',
-        MICROSOFT_CLIENT_SECRET: 'microsoft-secret',
-      },
-      { calendar: { endpoints: providers.endpoints } },
-    );
+    withProviders = await createTestApp(registerDaybook(providers, 'http://daybook.test'), {
+      calendar: { endpoints: providers.endpoints },
+    });
   });
   afterAll(async () => {
     await withProviders?.close();
