@@ -150,7 +150,11 @@ export interface CalendarServiceDeps {
 }
 
 class NeedsReconnect extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    /** The row already says so (another process, or the refresh that found it). */
+    readonly recorded = false,
+  ) {
     super(reason);
   }
 }
@@ -291,8 +295,9 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
         // Another process is refreshing it: its token serves this read too.
         await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
         const latest = await repo.byId(row.id);
-        if (!latest) throw new NeedsReconnect(MESSAGES.needsReconnect);
-        if (latest.status === 'needs_reconnect') throw new NeedsReconnect(latest.lastError ?? MESSAGES.needsReconnect);
+        if (!latest) throw new NeedsReconnect(MESSAGES.needsReconnect, true);
+        if (latest.status === 'needs_reconnect')
+          throw new NeedsReconnect(latest.lastError ?? MESSAGES.needsReconnect, true);
         const tokens = openTokens(latest);
         if (tokens.access !== stale && fresh(tokens)) return tokens.access;
         if (nowMs() > giveUp) throw new ProviderApiError('unavailable', 'another refresh of this token took too long');
@@ -308,7 +313,7 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
     const reconnect = async (reason: string): Promise<never> => {
       await repo.endRefresh(current.id, { status: 'needs_reconnect', lastError: reason, updatedAt: clock.now() });
       forget(current.id);
-      throw new NeedsReconnect(reason);
+      throw new NeedsReconnect(reason, true);
     };
     if (current.status === 'needs_reconnect') return reconnect(current.lastError ?? MESSAGES.needsReconnect);
     let tokens: OAuthSecret;
@@ -489,7 +494,7 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
       };
     } catch (err) {
       if (err instanceof NeedsReconnect) {
-        await markNeedsReconnect(row.id, err.reason);
+        if (!err.recorded) await markNeedsReconnect(row.id, err.reason);
         return problem('needs_reconnect', err.reason);
       }
       const message = row.provider === 'ics' ? MESSAGES.icsUnreadable : MESSAGES.unavailable;
