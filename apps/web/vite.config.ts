@@ -12,7 +12,8 @@ export default defineConfig({
     proxy: {
       '/api': target,
       '/_allauth': target,
-      '/accounts/3rdparty/': target,
+      // The server's own pages: connections, the providers' callbacks, the plain sign-out form.
+      '/accounts/': target,
       '/ws': { target: target.replace(/^http/, 'ws'), ws: true },
     },
   },

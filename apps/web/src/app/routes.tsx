@@ -11,6 +11,7 @@ import { ResendVerificationPage } from '../features/auth/ResendVerificationPage.
 import { ResetPasswordPage } from '../features/auth/ResetPasswordPage.tsx';
 import { SignupPage } from '../features/auth/SignupPage.tsx';
 import { VerifyEmailPage } from '../features/auth/VerifyEmailPage.tsx';
+import { CalendarConnectionsRedirect } from '../features/calendar/CalendarConnectionsRedirect.tsx';
 import { HomePage } from '../features/home/HomePage.tsx';
 import { MemoriesPage } from '../features/memories/MemoriesPage.tsx';
 import { NotFoundPage } from '../features/not-found/NotFoundPage.tsx';
@@ -64,7 +65,7 @@ export const routes: RouteObject[] = [
       { path: '/resources', element: signedIn(later(<ResourcesPage />)) },
       { path: '/resources/daily-message/:id', element: signedIn(<S.DailyMessageScreen />) },
       { path: '/resources/research/:id', element: signedIn(later(<ResearchPage />)) },
-      { path: '/accounts/3rdparty', element: signedIn(<S.CalendarConnectionsRedirect />) },
+      { path: '/accounts/3rdparty', element: signedIn(<CalendarConnectionsRedirect />) },
       { path: '/:slug', element: <CreatorRoute /> },
       { path: '*', element: <NotFoundPage /> },
     ],

@@ -1,0 +1,23 @@
+// Calendar connections are a page the server renders (/accounts/3rdparty/): the app leaves for it
+// with a full page load. Only when the server itself answered this address with the app, so it has
+// no such page, does the app say so instead of loading it again and again.
+import { useEffect } from 'react';
+import { Loading } from '../../components/Loading.tsx';
+import { Placeholder } from '../placeholders/Placeholder.tsx';
+
+export const CONNECTIONS_PAGE = '/accounts/3rdparty/';
+
+/** The address the browser loaded the app at, before any in-app navigation. */
+const loadedAt = typeof window === 'undefined' ? '' : window.location.pathname;
+const isConnectionsPath = (path: string) => path.replace(/\/+$/, '') === '/accounts/3rdparty';
+
+export function CalendarConnectionsRedirect({ loadedPath = loadedAt }: { loadedPath?: string }) {
+  const serverHasNoPage = isConnectionsPath(loadedPath);
+  useEffect(() => {
+    if (!serverHasNoPage) window.location.assign(CONNECTIONS_PAGE);
+  }, [serverHasNoPage]);
+  if (serverHasNoPage) {
+    return <Placeholder title="Calendar Connections" subtitle="The calendar connections page is not available." />;
+  }
+  return <Loading label="Opening calendar connections..." />;
+}
