@@ -1,8 +1,10 @@
 // The client side of the chat benchmark, in a worker thread of its own: the fake model and the 100
 // simulated users, so their work does not share the server's event loop.
+
 import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 import { startFakeOpenAI } from '../tests/helpers/fake-openai.ts';
+import { BENCH_ORIGIN } from './lib/bench-settings.ts';
 
 const port = parentPort;
 if (!port) throw new Error('run as a worker');
@@ -14,7 +16,7 @@ port.postMessage({ type: 'fake', baseUrl: fake.baseUrl });
 const now = () => performance.timeOrigin + performance.now();
 
 function openSocket(wsUrl: string, cookie: string) {
-  const ws = new WebSocket(wsUrl, { headers: { cookie, origin: 'http://bench.local' } });
+  const ws = new WebSocket(wsUrl, { headers: { cookie, origin: BENCH_ORIGIN } });
   return new Promise<WebSocket>((resolve, reject) => {
     ws.once('message', () => resolve(ws));
     ws.once('error', reject);

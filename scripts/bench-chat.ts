@@ -2,6 +2,7 @@
 // - server-added latency per turn (message sent → final reply received) with 100 concurrent users;
 // - prompt size with 10 memories versus 5,000 memories (the prompt must stay bounded).
 // Prints numbers; it asserts nothing. Run with `npm run bench`.
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { buildApp } from '../apps/server/src/app.ts';
 import { loadConfig } from '../apps/server/src/config.ts';
+import { BENCH_ORIGIN, benchSettings } from './lib/bench-settings.ts';
 import { signUpBenchUser } from './lib/bench-users.ts';
 import { scratchDatabase } from './lib/scratch-db.ts';
 
@@ -43,18 +45,7 @@ const dataDir = await mkdtemp(path.join(tmpdir(), 'daybook-bench-chat-'));
 // With DATABASE_URL, the benchmark runs on a scratch database it creates on that server and drops
 // afterwards (as a 100-user install would run PostgreSQL); without it, on embedded PGlite.
 const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : null;
-const config = loadConfig({
-  ...process.env,
-  ...(scratch ? { DATABASE_URL: scratch.url } : {}),
-  NODE_ENV: 'test',
-  LOG_LEVEL: 'warn',
-  LOG_FORMAT: 'json',
-  DATA_DIR: dataDir,
-  SECRET_KEY: 'bench-secret-key-0123456789-abcdefghijklmnop',
-  PUBLIC_URL: 'http://bench.local',
-  LLM_BASE_URL: fake.baseUrl,
-  LLM_MODEL: 'bench-model',
-});
+const config = loadConfig(benchSettings({ dataDir, scratch, llmBaseUrl: fake.baseUrl }));
 const app = await buildApp(config);
 console.log(
   `Database: ${scratch ? 'PostgreSQL (a scratch database on DATABASE_URL)' : 'embedded PGlite (set DATABASE_URL to measure with PostgreSQL)'}`,
@@ -67,7 +58,7 @@ const percentile = (sorted: number[], p: number) =>
 /** A signed-in user's cookie header, from a real signup. */
 async function newUser(i: number, token: string) {
   const remoteAddress = `10.9.${Math.floor(i / 250)}.${(i % 250) + 1}`;
-  const origin = 'http://bench.local';
+  const origin = BENCH_ORIGIN;
   const { cookie, csrf } = await signUpBenchUser(app, {
     token,
     email: `bench-${i}@example.com`,
@@ -129,7 +120,7 @@ try {
     const res = await app.inject({
       method: 'POST',
       url: '/api/memories/import/',
-      headers: { cookie, 'x-csrftoken': csrf, origin: 'http://bench.local' },
+      headers: { cookie, 'x-csrftoken': csrf, origin: BENCH_ORIGIN },
       payload: { memories },
     });
     if (res.statusCode !== 200) throw new Error(res.body);

@@ -2,12 +2,14 @@
 // real app in a process of its own, so process.cpuUsage() and the peak RSS here are the server's
 // alone, its extraction worker threads included, and not the fakes' or the simulated users'.
 // Configured through the environment the bench passes; answers the bench over the IPC channel.
+
 import { subscribe } from 'node:diagnostics_channel';
 import { readdirSync, readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { buildApp } from '../apps/server/src/app.ts';
 import { loadConfig } from '../apps/server/src/config.ts';
 import { extractTimings } from '../apps/server/src/modules/research/extract.ts';
+import { BENCH_ORIGIN } from './lib/bench-settings.ts';
 import { signUpBenchUser } from './lib/bench-users.ts';
 
 const send = (message: object) => process.send?.(message);
@@ -60,7 +62,7 @@ function threadCpuMs() {
 async function newUser(i: number, token: string) {
   const remoteAddress = `10.7.${Math.floor(i / 250)}.${(i % 250) + 1}`;
   const email = `bench-research-${i}@example.com`;
-  return (await signUpBenchUser(app, { token, email, remoteAddress, origin: 'http://bench.local' })).cookie;
+  return (await signUpBenchUser(app, { token, email, remoteAddress, origin: BENCH_ORIGIN })).cookie;
 }
 
 process.on('message', async (msg: { type: string; users?: number }) => {

@@ -10,6 +10,7 @@
 //   researches running beside it (5 users, each asking again as soon as theirs is delivered)
 //   versus an equal window without them, in this run.
 // Prints PASS/MISS against the issue's targets. Run with `npm run bench`.
+
 import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import WebSocket from 'ws';
 import { type CompletionRequest, startFakeOpenAI } from '../tests/helpers/fake-openai.ts';
 import { fakeResults, startFakeSearch } from '../tests/helpers/fake-search.ts';
 import { bigArticles, startFakeSite } from '../tests/helpers/fake-site.ts';
+import { BENCH_ORIGIN, benchSettings } from './lib/bench-settings.ts';
 import { scratchDatabase } from './lib/scratch-db.ts';
 
 const PAGES = 15;
@@ -70,16 +72,7 @@ const server = fork(new URL('./bench-research-server.ts', import.meta.url), {
   // e.g. BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server and its workers.
   execArgv: [...process.execArgv, ...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [])],
   env: {
-    ...process.env,
-    ...(scratch ? { DATABASE_URL: scratch.url } : {}),
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
-    LOG_FORMAT: 'json',
-    DATA_DIR: dataDir,
-    SECRET_KEY: 'bench-secret-key-0123456789-abcdefghijklmnop',
-    PUBLIC_URL: 'http://bench.local',
-    LLM_BASE_URL: fake.baseUrl,
-    LLM_MODEL: 'bench-model',
+    ...benchSettings({ dataDir, scratch, llmBaseUrl: fake.baseUrl }),
     SEARXNG_URL: search.searxngUrl,
     SEARCH_PROVIDERS: 'searxng',
     FETCH_ALLOW: '127.0.0.1',
@@ -129,7 +122,7 @@ interface Socket {
 }
 
 function openSocket(wsUrl: string, cookie: string): Promise<Socket> {
-  const ws = new WebSocket(wsUrl, { headers: { cookie, origin: 'http://bench.local' } });
+  const ws = new WebSocket(wsUrl, { headers: { cookie, origin: BENCH_ORIGIN } });
   const waiting: Array<{ types: string[]; resolve: (m: { message_type: string; raw_text?: string }) => void }> = [];
   ws.on('message', (data) => {
     const message = JSON.parse(data.toString()) as { message_type: string; raw_text?: string };
