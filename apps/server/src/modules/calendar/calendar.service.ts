@@ -267,14 +267,16 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
 
   // ---- OAuth tokens ----
 
-  function openTokens(row: ConnectionRow): OAuthSecret {
+  /** A connection's sealed secret; one sealed under another SECRET_KEY means reconnecting. */
+  function openSecret<T extends OAuthSecret | IcsSecret>(row: ConnectionRow): T {
     try {
-      return box.openJson<OAuthSecret>(row.secret);
+      return box.openJson<T>(row.secret);
     } catch (err) {
       if (err instanceof SecretBoxError) throw new NeedsReconnect(MESSAGES.keyChanged);
       throw err;
     }
   }
+  const openTokens = (row: ConnectionRow) => openSecret<OAuthSecret>(row);
 
   const fresh = (t: OAuthSecret) => t.expiresAt === null || t.expiresAt - nowMs() > REFRESH_MARGIN_MS;
 
@@ -431,13 +433,7 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
   }
 
   async function icsEvents(row: ConnectionRow, window: DayWindow): Promise<SourceEvent[]> {
-    let secret: IcsSecret;
-    try {
-      secret = box.openJson<IcsSecret>(row.secret);
-    } catch (err) {
-      if (err instanceof SecretBoxError) throw new NeedsReconnect(MESSAGES.keyChanged);
-      throw err;
-    }
+    const secret = openSecret<IcsSecret>(row);
     const text = await icsCache.get(`${row.id}:ics`, () => fetchIcsText(secret.url));
     return (await deps.icsReader.read(text, window)).events;
   }
@@ -744,7 +740,7 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
 
   function openTokensOrNull(row: ConnectionRow): OAuthSecret | null {
     try {
-      return box.openJson<OAuthSecret>(row.secret);
+      return openTokens(row);
     } catch {
       return null;
     }
