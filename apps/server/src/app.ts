@@ -256,6 +256,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   sessions.onEnded((ended) => hub.endSessions(ended));
   await app.register(usersRoutes, {
     accounts,
+    geocode: null,
     onSettingsChanged: (userId, settings) => hub.updateUser(userId, settings),
   });
   await app.register(invitesRoutes, { invites });

@@ -160,6 +160,18 @@ const EnvSchema = z.object({
     .default(5 * 1024 * 1024),
   RESEARCH_DAILY_LIMIT: z.coerce.number({ error: 'must be a whole number' }).int().min(0).max(10_000).default(20),
   EMBEDDING_MODEL: z.string().min(1).optional(),
+  // Daily messages: the weather provider (open-meteo needs no key; none leaves the weather out),
+  // its endpoints (tests and mirrors), and how many messages one worker writes at once.
+  WEATHER_PROVIDER: z.enum(['open-meteo', 'none'], { error: 'must be open-meteo or none' }).default('open-meteo'),
+  OPEN_METEO_FORECAST_URL: url.default('https://api.open-meteo.com/v1/forecast'),
+  OPEN_METEO_GEOCODING_URL: url.default('https://geocoding-api.open-meteo.com/v1/search'),
+  WEATHER_TIMEOUT_MS: z.coerce
+    .number({ error: 'must be a number of milliseconds' })
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(8000),
+  DAILY_CONCURRENCY: z.coerce.number({ error: 'must be a whole number' }).int().min(1).max(200).default(8),
   CHAT_MAX_CONNECTIONS: z.coerce.number({ error: 'must be a whole number' }).int().min(1).max(1_000_000).default(5000),
   CHAT_PING_INTERVAL_MS: z.coerce
     .number({ error: 'must be a number of milliseconds' })
@@ -277,6 +289,10 @@ export interface Config {
   fetch: { allow: string[]; timeoutMs: number; maxBytes: number; userAgent: string };
   /** Researches per user per day (0: research is off); embeddings rank page chunks when set. */
   research: { dailyLimit: number; embeddingModel?: string };
+  /** Weather for daily messages (Open-Meteo by default, no key). */
+  weather: { provider: 'open-meteo' | 'none'; forecastUrl: string; geocodingUrl: string; timeoutMs: number };
+  /** Daily messages one worker process writes at once. */
+  daily: { concurrency: number };
   db: { url?: string; dataDir: string; migrationsDir: string };
   web: { distDir: string; serve: boolean };
   creator: { name: string; slug: string; bio: string; email?: string; links: ProfileLink[] };
@@ -378,6 +394,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       userAgent: `Daybook/0.1 (self-hosted personal assistant; +${publicUrl})`,
     },
     research: { dailyLimit: e.RESEARCH_DAILY_LIMIT, embeddingModel: e.EMBEDDING_MODEL },
+    weather: {
+      provider: e.WEATHER_PROVIDER,
+      forecastUrl: e.OPEN_METEO_FORECAST_URL,
+      geocodingUrl: e.OPEN_METEO_GEOCODING_URL,
+      timeoutMs: e.WEATHER_TIMEOUT_MS,
+    },
+    daily: { concurrency: e.DAILY_CONCURRENCY },
     db: { url: e.DATABASE_URL, dataDir: path.resolve(e.DATA_DIR), migrationsDir: path.resolve(e.MIGRATIONS_DIR) },
     web: { distDir: path.resolve(e.WEB_DIST_DIR), serve: e.NODE_ENV === 'production' },
     creator: {

@@ -1,7 +1,8 @@
 // The account API at /_allauth/browser/v1 (django-allauth headless wire format) and the product's
 // account calls under /api/. The server validates requests with these; the web parses responses.
 import { z } from 'zod';
-import { ZAllauthProvider } from './calendar.ts';
+import { ZAllauthProvider, ZTimeZone } from './calendar.ts';
+import { LOCATION_NAME_MAX, ZDailyTime, ZTemperatureUnit, ZUserLocation } from './daily.ts';
 
 export const PASSWORD_MIN_LENGTH = 8;
 
@@ -105,6 +106,13 @@ export const ZUserMe = z.object({
   email_verified: z.boolean(),
   is_admin: z.boolean(),
   is_daily_message_paused: z.boolean(),
+  /** Daily message: when (HH:MM in time_zone), where the weather is for, and whether it is emailed too. */
+  daily_message_time: ZDailyTime,
+  /** IANA time zone; null until the browser, the onboarding or the user sets one (UTC meanwhile). */
+  time_zone: z.string().nullable(),
+  location: ZUserLocation.nullable(),
+  temperature_unit: ZTemperatureUnit,
+  daily_message_email: z.boolean(),
   /** "Learn from my chats": the assistant saves what it learns from messages as memories. */
   learn_from_chats: z.boolean(),
   onboarded: z.boolean(),
@@ -116,6 +124,18 @@ export const ZUpdateUserMeRequest = z
   .object({
     is_daily_message_paused: z.boolean({ error: 'Must be true or false.' }),
     learn_from_chats: z.boolean({ error: 'Must be true or false.' }),
+    daily_message_time: ZDailyTime,
+    /** Stored as the canonical IANA name (europe/berlin becomes Europe/Berlin). */
+    time_zone: ZTimeZone.transform((v) => new Intl.DateTimeFormat('en', { timeZone: v }).resolvedOptions().timeZone),
+    /** A place name, geocoded when saved; null or blank clears it. */
+    location: z
+      .string({ error: 'Must be a place name or null.' })
+      .trim()
+      .max(LOCATION_NAME_MAX, `At most ${LOCATION_NAME_MAX} characters.`)
+      .nullable()
+      .transform((v) => v || null),
+    temperature_unit: ZTemperatureUnit,
+    daily_message_email: z.boolean({ error: 'Must be true or false.' }),
   })
   .partial()
   .strict();

@@ -2,6 +2,7 @@ export * from './accounts.ts';
 export * from './calendar.ts';
 export * from './chat.ts';
 export * from './common.ts';
+export * from './daily.ts';
 export * from './health.ts';
 export * from './memories.ts';
 export * from './research.ts';

@@ -45,6 +45,14 @@ export function createAccountsRepo(prisma: PrismaClient) {
           | 'learnFromChats'
           | 'isAdmin'
           | 'email'
+          | 'dailyMessageTime'
+          | 'dailyMessageEmail'
+          | 'timeZone'
+          | 'locationName'
+          | 'locationCountry'
+          | 'latitude'
+          | 'longitude'
+          | 'temperatureUnit'
         >
       >,
       tx: Tx = prisma,

@@ -1,6 +1,13 @@
 // Account rules in allauth's terms (email login, mandatory verification, enumeration prevention),
 // independent of HTTP: routes turn outcomes and AccountErrors into responses.
-import type { TAllauthUser, TEmailAddress, TUserMe } from '@daybook/contracts';
+import type {
+  TAllauthUser,
+  TEmailAddress,
+  TTemperatureUnit,
+  TUpdateUserMeRequest,
+  TUserLocation,
+  TUserMe,
+} from '@daybook/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import type { Signer } from '../../lib/signing.ts';
@@ -180,16 +187,43 @@ export function createAccountsService(deps: AccountsDeps) {
         email_verified: primary?.verified ?? false,
         is_admin: user.isAdmin,
         is_daily_message_paused: user.isDailyMessagePaused,
+        daily_message_time: user.dailyMessageTime,
+        time_zone: user.timeZone,
+        location:
+          user.locationName !== null && user.latitude !== null && user.longitude !== null
+            ? {
+                name: user.locationName,
+                country_code: user.locationCountry,
+                latitude: user.latitude,
+                longitude: user.longitude,
+              }
+            : null,
+        temperature_unit: user.temperatureUnit as TTemperatureUnit,
+        daily_message_email: user.dailyMessageEmail,
         learn_from_chats: user.learnFromChats,
         onboarded: user.onboardedAt !== null,
         date_joined: user.createdAt.toISOString(),
       };
     },
 
-    async updateSettings(user: UserRow, patch: { is_daily_message_paused?: boolean; learn_from_chats?: boolean }) {
+    /** `location` here is already geocoded (the users routes do it); null clears it. */
+    async updateSettings(
+      user: UserRow,
+      patch: Omit<TUpdateUserMeRequest, 'location'> & { location?: TUserLocation | null },
+    ) {
       const changes: Partial<UserRow> = {};
       if (patch.is_daily_message_paused !== undefined) changes.isDailyMessagePaused = patch.is_daily_message_paused;
       if (patch.learn_from_chats !== undefined) changes.learnFromChats = patch.learn_from_chats;
+      if (patch.daily_message_time !== undefined) changes.dailyMessageTime = patch.daily_message_time;
+      if (patch.daily_message_email !== undefined) changes.dailyMessageEmail = patch.daily_message_email;
+      if (patch.time_zone !== undefined) changes.timeZone = patch.time_zone;
+      if (patch.temperature_unit !== undefined) changes.temperatureUnit = patch.temperature_unit;
+      if (patch.location !== undefined) {
+        changes.locationName = patch.location?.name ?? null;
+        changes.locationCountry = patch.location?.country_code ?? null;
+        changes.latitude = patch.location?.latitude ?? null;
+        changes.longitude = patch.location?.longitude ?? null;
+      }
       const updated = Object.keys(changes).length ? await repo.updateUser(user.id, changes) : user;
       return this.userMe(updated);
     },

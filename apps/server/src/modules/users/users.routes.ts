@@ -1,20 +1,49 @@
-import { ZUpdateUserMeRequest } from '@daybook/contracts';
+import { DAILY_MESSAGES, type TUserLocation, ZUpdateUserMeRequest } from '@daybook/contracts';
 import type { FastifyInstance } from 'fastify';
 import { requireUser } from '../../lib/auth.ts';
+import { AppError } from '../../lib/errors.ts';
 import type { AccountsService } from '../accounts/accounts.service.ts';
 
 export interface UsersRoutesOptions {
   accounts: AccountsService;
+  /**
+   * Finds a place name for the weather: null when there is no such place; throws when the
+   * geocoder cannot be reached. Absent: no weather provider, so a location is stored without coordinates.
+   */
+  geocode: ((name: string) => Promise<TUserLocation | null>) | null;
   /** Tells the rest of the server (open chat sockets) about changed settings. */
   onSettingsChanged?: (userId: number, settings: { learnFromChats: boolean }) => void;
 }
 
-export default async function usersRoutes(app: FastifyInstance, { accounts, onSettingsChanged }: UsersRoutesOptions) {
+export default async function usersRoutes(
+  app: FastifyInstance,
+  { accounts, geocode, onSettingsChanged }: UsersRoutesOptions,
+) {
   app.get('/api/users/me/', async (request) => accounts.userMe(requireUser(request)));
 
   app.patch('/api/users/me/', async (request) => {
     const user = requireUser(request);
-    const me = await accounts.updateSettings(user, ZUpdateUserMeRequest.parse(request.body ?? {}));
+    const { location, ...patch } = ZUpdateUserMeRequest.parse(request.body ?? {});
+    let place: TUserLocation | null | undefined;
+    if (location === null) place = null;
+    else if (location !== undefined) {
+      // Geocoded once, here: the daily message then only needs the coordinates.
+      if (!geocode)
+        throw new AppError('unavailable', DAILY_MESSAGES.weatherUnavailable, {
+          location: ['No weather provider is configured on this Daybook (WEATHER_PROVIDER is none).'],
+        });
+      const found = await geocode(location).catch(() => {
+        throw new AppError('unavailable', DAILY_MESSAGES.weatherUnavailable, {
+          location: [DAILY_MESSAGES.weatherUnavailable],
+        });
+      });
+      if (!found)
+        throw new AppError('validation_error', DAILY_MESSAGES.locationNotFound, {
+          location: [DAILY_MESSAGES.locationNotFound],
+        });
+      place = found;
+    }
+    const me = await accounts.updateSettings(user, { ...patch, location: place });
     onSettingsChanged?.(user.id, { learnFromChats: me.learn_from_chats });
     return me;
   });
