@@ -16,6 +16,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html: string;
+  /** Extra header lines, e.g. List-Unsubscribe on the daily mail. */
+  headers?: Record<string, string>;
 }
 
 export interface Mailer {
