@@ -15,7 +15,6 @@ import { CalendarConnectionsRedirect } from '../features/calendar/CalendarConnec
 import { HomePage } from '../features/home/HomePage.tsx';
 import { MemoriesPage } from '../features/memories/MemoriesPage.tsx';
 import { NotFoundPage } from '../features/not-found/NotFoundPage.tsx';
-import * as S from '../features/placeholders/screens.tsx';
 import { Layout } from './Layout.tsx';
 import { RouteGuard } from './RouteGuard.tsx';
 
@@ -34,6 +33,9 @@ const ResourcesPage = lazy(() =>
 );
 const ResearchPage = lazy(() =>
   import('../features/research/ResearchPage.tsx').then((m) => ({ default: m.ResearchPage })),
+);
+const DailyMessagePage = lazy(() =>
+  import('../features/daily/DailyMessagePage.tsx').then((m) => ({ default: m.DailyMessagePage })),
 );
 const later = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Suspense>;
 
@@ -63,7 +65,7 @@ export const routes: RouteObject[] = [
       { path: '/onboarding', element: signedIn(later(<OnboardingScreen />)) },
       { path: '/memories', element: signedIn(<MemoriesPage />) },
       { path: '/resources', element: signedIn(later(<ResourcesPage />)) },
-      { path: '/resources/daily-message/:id', element: signedIn(<S.DailyMessageScreen />) },
+      { path: '/resources/daily-message/:id', element: signedIn(later(<DailyMessagePage />)) },
       { path: '/resources/research/:id', element: signedIn(later(<ResearchPage />)) },
       { path: '/accounts/3rdparty', element: signedIn(<CalendarConnectionsRedirect />) },
       { path: '/:slug', element: <CreatorRoute /> },

@@ -1,10 +1,19 @@
-import { ANSWER_INTERRUPTED, type TChatMessage } from '@daybook/contracts';
+import { ANSWER_INTERRUPTED, DAILY_MESSAGES, type TChatMessage, type TDailyMessage } from '@daybook/contracts';
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { routes } from '../../app/routes.tsx';
-import { ALLAUTH, mockFetch, reply, SESSION_ANONYMOUS, SESSION_SIGNED_IN, USER_ME } from '../../test/fetch.ts';
+import {
+  ALLAUTH,
+  deferred,
+  mockFetch,
+  type Reply,
+  reply,
+  SESSION_ANONYMOUS,
+  SESSION_SIGNED_IN,
+  USER_ME,
+} from '../../test/fetch.ts';
 import { renderRoutes, signedIn } from '../../test/render.tsx';
 import { fakeTimers, fakeWebSocketClass } from '../../test/socket.ts';
 import { fetchSession } from '../auth/auth-context.tsx';
@@ -32,6 +41,18 @@ function message(fields: Partial<TChatMessage> = {}): TChatMessage {
 }
 
 const history = (messages: TChatMessage[], has_more = false) => ({ message_type: 'history', messages, has_more });
+
+function dailyMessage(fields: Partial<TDailyMessage> = {}): TDailyMessage {
+  return {
+    id: 7,
+    delivery_date: '2025-06-02',
+    message_text: 'Good morning, Sam.',
+    research_reports: [],
+    delivered: at(7, 0),
+    chat_message_id: 50,
+    ...fields,
+  };
+}
 
 function setup({
   props = {},
@@ -110,6 +131,7 @@ const pill = () => document.querySelector('.chat-status') as HTMLElement;
 
 describe('ChatView', () => {
   it('connects to /ws/chat/ and renders the history with 12-hour times', () => {
+    mockFetch({ 'GET /api/daily-messages/7/': reply(200, dailyMessage({ chat_message_id: null })) });
     const { latest, connect, log } = setup({ path: '/chat?dmid=7' });
     expect(latest().url).toMatch(/^ws:\/\/[^/]+\/ws\/chat\/\?dmid=7$/);
     connect([
@@ -1007,5 +1029,138 @@ describe('the chat routes', () => {
       sockets[1]?.receive(history([]));
     });
     await waitFor(() => expect(screen.getByRole('textbox', { name: 'Message' })).toBeEnabled());
+  });
+});
+
+describe('/chat?dmid=<id>: a daily message to ask about', () => {
+  const DAILY = 'GET /api/daily-messages/7/';
+
+  /** Records what would be brought into view (jsdom has no scrolling). */
+  function recordScrolls() {
+    const scrolled: string[] = [];
+    Element.prototype.scrollIntoView = function (this: Element) {
+      scrolled.push(this.id);
+    };
+    onTestFinished(() => {
+      delete (Element.prototype as Partial<Element>).scrollIntoView;
+    });
+    return scrolled;
+  }
+
+  const chatHistory = () => [
+    message({ message_id: 49, raw_text: 'Yesterday' }),
+    message({ message_id: 50, raw_text: 'Good morning, Sam.' }),
+    message({ message_id: 51, author_type: 'human', message_type: 'message', raw_text: 'Thanks!' }),
+  ];
+
+  it('brings the message that carries it into view and highlights it, once the lookup answers', async () => {
+    const scrolled = recordScrolls();
+    const answer = deferred<Reply>();
+    const network = mockFetch({ [DAILY]: () => answer.promise });
+    const { connect, log } = setup({ path: '/chat?dmid=7' });
+    connect(chatHistory());
+    // While it loads: nothing extra.
+    expect(document.querySelector('.chat-banners')?.children).toHaveLength(0);
+    expect(log().getByText('Good morning, Sam.').closest('.chat-row')).not.toHaveClass('is-highlighted');
+    answer.resolve(reply(200, dailyMessage()));
+    await waitFor(() => expect(scrolled).toEqual(['message-50']));
+    expect(log().getByText('Good morning, Sam.').closest('.chat-row')).toHaveClass('is-highlighted');
+    expect(log().getByText('Yesterday').closest('.chat-row')).not.toHaveClass('is-highlighted');
+    expect(document.querySelector('.chat-banners')?.children).toHaveLength(0);
+    expect(network.calls(DAILY)).toHaveLength(1);
+  });
+
+  it('loads earlier pages until the daily message is there, as a ?message= link does', async () => {
+    const scrolled = recordScrolls();
+    const network = mockFetch({
+      [DAILY]: reply(200, dailyMessage({ chat_message_id: 6 })),
+      'GET /api/chat/messages/': (request) => {
+        const before = Number(new URLSearchParams(request.search).get('before'));
+        const results = [before - 2, before - 1].map((id) => message({ message_id: id, raw_text: `Message ${id}` }));
+        return reply(200, { results, has_more: true });
+      },
+    });
+    const { connect, log } = setup({ path: '/chat?dmid=7' });
+    connect([message({ message_id: 10, raw_text: 'Newest' })], true);
+    await waitFor(() => expect(scrolled).toEqual(['message-6']));
+    expect(network.calls('GET /api/chat/messages/')).toHaveLength(2);
+    expect(log().getByText('Message 6').closest('.chat-row')).toHaveClass('is-highlighted');
+  });
+
+  it('a second daily message asked about on the same screen is brought into view too', async () => {
+    const scrolled = recordScrolls();
+    mockFetch({
+      [DAILY]: reply(200, dailyMessage()),
+      'GET /api/daily-messages/8/': reply(200, dailyMessage({ id: 8, chat_message_id: 49 })),
+    });
+    const { connect, router, log, latest } = setup({ path: '/chat?dmid=7' });
+    connect(chatHistory());
+    await waitFor(() => expect(scrolled).toEqual(['message-50']));
+    await act(() => router.navigate('/chat?dmid=8'));
+    // The socket follows the new dmid; its history comes again.
+    act(() => {
+      latest().open();
+      latest().receive(history(chatHistory()));
+    });
+    await waitFor(() => expect(scrolled).toEqual(['message-50', 'message-49']));
+    expect(log().getByText('Yesterday').closest('.chat-row')).toHaveClass('is-highlighted');
+    expect(log().getByText('Good morning, Sam.').closest('.chat-row')).not.toHaveClass('is-highlighted');
+  });
+
+  it('a message not posted to the chat yet highlights nothing and says nothing', async () => {
+    const scrolled = recordScrolls();
+    const network = mockFetch({ [DAILY]: reply(200, dailyMessage({ chat_message_id: null, delivered: null })) });
+    const { connect, log } = setup({ path: '/chat?dmid=7' });
+    connect(chatHistory());
+    await waitFor(() => expect(network.calls(DAILY)).toHaveLength(1));
+    // Let the answer land, then look.
+    await act(async () => {});
+    expect(scrolled).toEqual([]);
+    expect(
+      log()
+        .queryAllByRole('article')
+        .filter((a) => a.closest('.is-highlighted')),
+    ).toEqual([]);
+    expect(document.querySelector('.chat-banners')?.children).toHaveLength(0);
+  });
+
+  it('says Daily message not found for an unknown id, in a note that can be dismissed; the chat still works', async () => {
+    mockFetch({ [DAILY]: reply(404, { error: 'Not found', code: 'not_found' }) });
+    const { connect, textbox, log } = setup({ path: '/chat?dmid=7' });
+    const socket = connect(chatHistory());
+    const note = await screen.findByText(DAILY_MESSAGES.notFound);
+    expect(note.closest('.banner')).toHaveAttribute('role', 'status');
+    expect(log().getByText('Good morning, Sam.').closest('.chat-row')).not.toHaveClass('is-highlighted');
+    await userEvent.type(textbox(), 'What about today?{Enter}');
+    expect(socket.sent).toMatchObject([{ raw_text: 'What about today?' }]);
+    await userEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByText(DAILY_MESSAGES.notFound)).not.toBeInTheDocument();
+  });
+
+  it.each(['abc', '0', '-2', '7.5'])('an id like %s is not found without asking', async (dmid) => {
+    const network = mockFetch({});
+    const { connect } = setup({ path: `/chat?dmid=${encodeURIComponent(dmid)}` });
+    connect(chatHistory());
+    expect(await screen.findByText(DAILY_MESSAGES.notFound)).toBeInTheDocument();
+    expect(network.requests.filter((r) => r.path.startsWith('/api/daily-messages/'))).toEqual([]);
+  });
+
+  it('says the daily message could not be loaded when the lookup fails otherwise', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    mockFetch({ [DAILY]: reply(500, { error: 'Boom', code: 'internal' }) });
+    const { connect, textbox } = setup({ path: '/chat?dmid=7' });
+    connect(chatHistory());
+    expect(await screen.findByRole('alert')).toHaveTextContent(DAILY_MESSAGES.loadFailed);
+    expect(textbox()).toBeEnabled();
+  });
+
+  it('the onboarding chat ignores dmid', async () => {
+    const network = mockFetch({ [DAILY]: reply(404, { error: 'Not found', code: 'not_found' }) });
+    const { connect, latest } = setup({ path: '/onboarding?dmid=7' });
+    connect();
+    expect(latest().url).toMatch(/\/ws\/onboarding\/$/);
+    await act(async () => {});
+    expect(network.calls(DAILY)).toHaveLength(0);
+    expect(screen.queryByText(DAILY_MESSAGES.notFound)).not.toBeInTheDocument();
   });
 });

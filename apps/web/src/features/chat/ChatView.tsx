@@ -6,6 +6,7 @@ import {
   CHAT_TEXT_MAX,
   CHAT_TOO_LONG,
   CLOSE_CODES,
+  DAILY_MESSAGES,
   ONBOARDING_FINISHED,
   type TServerEvent,
 } from '@daybook/contracts';
@@ -31,6 +32,7 @@ import { loadDraft, saveDraft } from '../../lib/drafts.ts';
 import { invalidateSession } from '../auth/allauth.ts';
 import { getMe } from '../auth/api.ts';
 import { useAuth } from '../auth/auth-context.tsx';
+import { getDailyMessage, isNotFound, parseDailyMessageId } from '../daily/message-api.ts';
 import { type ChatChannel, fetchOlderMessages } from './api.ts';
 import { ChatMessage } from './ChatMessage.tsx';
 import { type ChatItem, chatReducer, initialChatState, isPending, oldestId } from './chat.state.ts';
@@ -140,7 +142,9 @@ export function ChatView({
   const [searchParams] = useSearchParams();
   const dmid = channel === 'chat' ? searchParams.get('dmid') : null;
   const linked = Number(searchParams.get('message'));
-  const highlightId = Number.isSafeInteger(linked) && linked > 0 ? linked : null;
+  const dailyTarget = useDailyMessageTarget(dmid);
+  // ?message= names a message itself; ?dmid= the chat message that carries that daily message.
+  const highlightId = Number.isSafeInteger(linked) && linked > 0 ? linked : dailyTarget.messageId;
   const url = useMemo(() => socketUrl(channel === 'chat' ? '/ws/chat/' : '/ws/onboarding/', { dmid }), [channel, dmid]);
 
   const [state, dispatch] = useReducer(chatReducer, initialChatState);
@@ -361,7 +365,7 @@ export function ChatView({
     lastKeyRef.current = newest;
     if (followRef.current) list.scrollTop = list.scrollHeight;
     else if (isNew && newest !== undefined) setShowJump(true);
-  }, [state.items, awaitingReply, notifications.length > 0, outage, notice, finishTarget]);
+  }, [state.items, awaitingReply, notifications.length > 0, outage, notice, dailyTarget.note, finishTarget]);
 
   // Any other change of the list's height (window, phone keyboard, the layout's reminder) keeps the end in view too.
   useEffect(() => {
@@ -406,8 +410,15 @@ export function ChatView({
   // earlier pages until it is there; a message that is not in this conversation is said so.
   const highlightedOnce = useRef(false);
   const highlightSearch = useRef<{ oldest: number | null; pages: number }>({ oldest: null, pages: 0 });
+  const highlightFor = useRef<number | null>(null);
   const olderFailed = notice === OLDER_FAILED;
   useEffect(() => {
+    // Another message to bring into view (e.g. a daily message's, once it is known): a new search.
+    if (highlightFor.current !== highlightId) {
+      highlightFor.current = highlightId;
+      highlightedOnce.current = false;
+      highlightSearch.current = { oldest: null, pages: 0 };
+    }
     if (highlightId === null || highlightedOnce.current || !state.loaded || loadingOlder || olderFailed) return;
     const element = document.getElementById(`message-${highlightId}`);
     if (element) {
@@ -610,6 +621,14 @@ export function ChatView({
             {SIGNED_OUT}
           </Banner>
         )}
+        {dailyTarget.note && (
+          <Banner
+            variant={dailyTarget.note === DAILY_MESSAGES.notFound ? 'info' : 'error'}
+            onDismiss={dailyTarget.dismiss}
+          >
+            {dailyTarget.note}
+          </Banner>
+        )}
         {notice && <Banner onDismiss={() => setNotice(null)}>{notice}</Banner>}
       </div>
 
@@ -776,6 +795,48 @@ export function ChatView({
       )}
     </div>
   );
+}
+
+interface DailyLookup {
+  /** The ?dmid= this answer is for. */
+  dmid: string;
+  /** The chat message carrying the daily message, when it has been posted. */
+  messageId: number | null;
+  note: string | null;
+}
+
+/**
+ * ?dmid=<id> (from a daily message's "Ask about it in the chat"): finds the chat message that carries
+ * it, to bring into view as ?message= does. An id that names no message of this user says so in a
+ * note; the chat itself works as ever.
+ */
+function useDailyMessageTarget(dmid: string | null) {
+  const [lookup, setLookup] = useState<DailyLookup | null>(null);
+  useEffect(() => {
+    if (dmid === null) return;
+    const id = parseDailyMessageId(dmid);
+    if (id === null) {
+      setLookup({ dmid, messageId: null, note: DAILY_MESSAGES.notFound });
+      return;
+    }
+    const controller = new AbortController();
+    getDailyMessage(id, controller.signal).then(
+      (message) => {
+        if (!controller.signal.aborted) setLookup({ dmid, messageId: message.chat_message_id, note: null });
+      },
+      (err: unknown) => {
+        if (controller.signal.aborted || (err instanceof Error && err.name === 'AbortError')) return;
+        if (!isNotFound(err)) console.error('Failed to load the daily message', err);
+        const note = isNotFound(err) ? DAILY_MESSAGES.notFound : DAILY_MESSAGES.loadFailed;
+        setLookup({ dmid, messageId: null, note });
+      },
+    );
+    return () => controller.abort();
+  }, [dmid]);
+  // An answer for an earlier ?dmid= counts for nothing.
+  const current = lookup !== null && lookup.dmid === dmid ? lookup : null;
+  const dismiss = useCallback(() => setLookup((value) => (value ? { ...value, note: null } : value)), []);
+  return { messageId: current?.messageId ?? null, note: current?.note ?? null, dismiss };
 }
 
 export function ChatCrash({ onRetry }: { onRetry: () => void }) {

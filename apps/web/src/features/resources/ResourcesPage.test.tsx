@@ -122,6 +122,40 @@ describe('Resources', () => {
     expect(lists()).toEqual([{ limit: '30' }]);
   });
 
+  it('shows daily messages as the server sends them: a short text whole, a cut one with an ellipsis', async () => {
+    const long = `Good morning! ${'Sunny spells over the river, then a breeze in the evening. '.repeat(4)}`;
+    const daily = (id: number, day: string, preview: string): TResourceItem => ({
+      resource_type: 'daily_message',
+      id,
+      sort_date: `${day}T07:00:00.000Z`,
+      created: `${day}T06:58:00.000Z`,
+      title: day,
+      preview,
+      status: null,
+    });
+    const items = [
+      daily(9, '2026-11-24', Array.from(long).slice(0, RESOURCES_PREVIEW_MAX).join('')),
+      daily(8, '2026-11-23', 'A quiet **Monday**.'),
+    ];
+    const { main } = open('/resources', reply(200, items));
+
+    const cut = await main.findByRole('article', { name: 'Tuesday, November 24, 2026' });
+    expect(within(cut).getByText('Daily Message')).toBeInTheDocument();
+    const shown = within(cut).getByText(/^Good morning! Sunny spells/).textContent ?? '';
+    expect(shown.endsWith('…')).toBe(true);
+    expect(within(cut).getByRole('link', { name: 'View Message' })).toHaveAttribute(
+      'href',
+      '/resources/daily-message/9',
+    );
+
+    const whole = main.getByRole('article', { name: 'Monday, November 23, 2026' });
+    expect(within(whole).getByText('A quiet Monday.')).toBeInTheDocument();
+    expect(within(whole).getByRole('link', { name: 'View Message' })).toHaveAttribute(
+      'href',
+      '/resources/daily-message/8',
+    );
+  });
+
   it('pages 15 at a time with the page in the URL, scrolls to the list and focuses its heading', async () => {
     const user = userEvent.setup();
     const { main, titles, search, lists } = open('/resources', serve(history(42)));

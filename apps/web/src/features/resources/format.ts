@@ -10,15 +10,27 @@ export function cut(text: string, max: number): string {
   return chars.length > max ? `${chars.slice(0, max).join('').trimEnd()}…` : text;
 }
 
-/** A preview as plain text: markdown's markers would show as symbols in one short line. */
+/**
+ * A preview as plain text: markdown's markers would show as symbols in one short line. The server
+ * sends the text's first RESOURCES_PREVIEW_MAX characters, so a preview that long was cut there: it
+ * ends with an ellipsis, and a link, emphasis or emoji the cut left open loses its broken end.
+ */
 export function previewText(markdown: string): string {
-  const plain = markdown
+  // UTF-16 units: at least as many as characters, so a cut counted either way is seen.
+  const cutByServer = markdown.length >= RESOURCES_PREVIEW_MAX;
+  let plain = (cutByServer ? markdown.replace(/[\uD800-\uDBFF]$/, '') : markdown)
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/^\s{0,3}(#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)/gm, '')
-    .replace(/(\*\*|__|\*|_|~~|`)(?=\S)([\s\S]*?\S)\1/g, '$2')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return cut(plain, RESOURCES_PREVIEW_MAX);
+    .replace(/(\*\*|__|\*|_|~~|`)(?=\S)([\s\S]*?\S)\1/g, '$2');
+  if (cutByServer) {
+    plain = plain
+      .replace(/\[([^\]]*)\]\([^)]*$/, '$1')
+      .replace(/\[([^\]]*)$/, '$1')
+      .replace(/\*\*|__|~~|`/g, '');
+  }
+  plain = plain.replace(/\s+/g, ' ').trim();
+  const shown = cut(plain, RESOURCES_PREVIEW_MAX);
+  return cutByServer && !shown.endsWith('…') ? `${shown.replace(/[\s.,;:!?-]+$/, '')}…` : shown;
 }
 
 const longDate = new Intl.DateTimeFormat(undefined, {
