@@ -3,6 +3,7 @@ import { useCallback, useEffect, useId, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Banner } from '../../components/Banner.tsx';
 import { Loading } from '../../components/Loading.tsx';
+import { DailySettings } from '../daily/DailySettings.tsx';
 import { getMe } from './api.ts';
 import { initialsOf, useAuth } from './auth-context.tsx';
 import { PauseSwitch, SettingSwitch, useDailyMessagePause, useUserSetting } from './daily-pause.tsx';
@@ -124,7 +125,7 @@ export function ProfilePage() {
 
           <section className="card account-section" aria-labelledby="account-daily">
             <h2 id="account-daily" className="account-section-title">
-              Daily messages
+              Daily message
             </h2>
             <PauseSwitch paused={pause.paused} onToggle={() => void pause.toggle()} describedBy={pauseHintId} />
             <p id={pauseHintId} className="muted account-action-text">
@@ -135,6 +136,7 @@ export function ProfilePage() {
                 {pause.error}
               </p>
             )}
+            <DailySettings user={me} />
           </section>
 
           <section className="card account-section" aria-labelledby="account-learning">

@@ -1,7 +1,9 @@
 // Who is signed in. The session check runs once at start; accounts screens call refresh().
-import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
 import { claimDrafts } from '../../lib/drafts.ts';
+import { adoptBrowserTimeZone } from '../daily/api.ts';
 import { getSession } from './allauth.ts';
+import { getMe } from './api.ts';
 
 export interface SessionUser {
   id: number | string;
@@ -45,10 +47,16 @@ export function AuthProvider({
   loadSession?: () => Promise<AuthState>;
 }) {
   const [state, setState] = useState<AuthState>({ status: 'loading', user: null });
+  const status = useRef<AuthState['status']>('loading');
   const refresh = useCallback(async () => {
     const next = await loadSession();
     // Before anything renders for this session: another user's unsent text must not show.
     claimDrafts(next.status === 'authenticated' ? next.user.id : null);
+    // Signed up or in here: a new account has no time zone yet, and this browser knows it.
+    if (status.current === 'anonymous' && next.status === 'authenticated') {
+      getMe().then(adoptBrowserTimeZone, () => {});
+    }
+    status.current = next.status;
     setState(next);
     return next;
   }, [loadSession]);
