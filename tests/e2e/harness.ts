@@ -52,6 +52,8 @@ export async function startApp(
     LOG_LEVEL: 'info',
     LOG_FORMAT: 'json',
     DATA_DIR: dataDir,
+    // Nothing reaches the internet; the daily message test points it at the fake Open-Meteo.
+    WEATHER_PROVIDER: 'none',
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   };

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DAILY_MESSAGES } from '@daybook/contracts';
 import cookie from '@fastify/cookie';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
@@ -12,7 +13,7 @@ import { createAccountsRepo } from './modules/accounts/accounts.repo.ts';
 import { type AccountsService, createAccountsService } from './modules/accounts/accounts.service.ts';
 import allauthRoutes from './modules/accounts/allauth.routes.ts';
 import productAuthRoutes from './modules/accounts/product-auth.routes.ts';
-import { createRateLimiter } from './modules/accounts/rate-limit.ts';
+import { createRateLimiter, LIMITS } from './modules/accounts/rate-limit.ts';
 import { createSessionsService } from './modules/accounts/sessions.service.ts';
 import { createLearningService } from './modules/assistant/learning.service.ts';
 import { createLlm, type Llm } from './modules/assistant/llm.ts';
@@ -26,6 +27,9 @@ import { createChatRepo } from './modules/chat/chat.repo.ts';
 import chatRoutes, { socketErrorHandler } from './modules/chat/chat.routes.ts';
 import { createChatService, presentMessage } from './modules/chat/chat.service.ts';
 import connectionsRoutes from './modules/connections/connections.routes.ts';
+import { createDailyRepo } from './modules/daily/daily.repo.ts';
+import dailyRoutes from './modules/daily/daily.routes.ts';
+import { createDailyService, type DailyService } from './modules/daily/daily.service.ts';
 import healthRoutes from './modules/health/health.routes.ts';
 import { createInvitesRepo } from './modules/invites/invites.repo.ts';
 import invitesRoutes from './modules/invites/invites.routes.ts';
@@ -45,6 +49,8 @@ import resourcesRoutes from './modules/resources/resources.routes.ts';
 import { createResourcesService } from './modules/resources/resources.service.ts';
 import siteRoutes from './modules/site/site.routes.ts';
 import usersRoutes from './modules/users/users.routes.ts';
+import { createOpenMeteo } from './modules/weather/open-meteo.ts';
+import type { WeatherProvider } from './modules/weather/weather.types.ts';
 import csrfPlugin from './plugins/csrf.ts';
 import dbPlugin from './plugins/db.ts';
 import errorsPlugin from './plugins/errors.ts';
@@ -59,6 +65,7 @@ declare module 'fastify' {
     calendar: CalendarService;
     invites: InvitesService;
     jobs: Jobs;
+    daily: DailyService;
   }
 }
 
@@ -99,6 +106,10 @@ export interface AppDeps {
   research?: { staleSec?: number; heartbeatMs?: number; retryBaseMs?: number; sweepMs?: number };
   /** Calendar providers' endpoints (tests: local fakes) and how long events are reused. */
   calendar?: { endpoints?: Partial<Record<OAuthProviderId, OAuthEndpoints>>; cacheMs?: number };
+  /** The weather provider; `null` for none. Unset: made from config. */
+  weather?: WeatherProvider | null;
+  /** Off: no schedule tick (tests call `app.daily.tick()` with their own clock). */
+  dailySchedule?: boolean;
 }
 
 /** ICS calendars can be much larger than a web page. */
@@ -108,6 +119,11 @@ const ICS_MAX_BYTES = 10 * 1024 * 1024;
 const RESEARCH_QUEUE = 'research';
 /** How often workers look for interrupted researches and queued ones whose job went missing. */
 const RESEARCH_SWEEP_MS = 60_000;
+/** The daily message jobs: the schedule's tick, and writing one message (it carries the row's id). */
+const DAILY_TICK_QUEUE = 'daily-tick';
+const DAILY_QUEUE = 'daily-message';
+/** Every minute: a user gets their message within a minute or so of their delivery time. */
+const DAILY_TICK_CRON = '* * * * *';
 
 // Under server.ts's 10 s limit for the whole shutdown.
 const SHUTDOWN_DRAIN_MS = 8_000;
@@ -251,12 +267,30 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     publicUrl: config.publicUrl,
   });
   await app.register(productAuthRoutes, { accounts });
+  const weather =
+    deps.weather !== undefined
+      ? deps.weather
+      : config.weather.provider === 'open-meteo'
+        ? createOpenMeteo({ ...config.weather, userAgent: config.fetch.userAgent })
+        : null;
   const hub = createChatHub();
   // Signing out (or a password reset or change) closes the chat sockets of the sessions it ended.
   sessions.onEnded((ended) => hub.endSessions(ended));
   await app.register(usersRoutes, {
     accounts,
-    geocode: null,
+    geocode: weather
+      ? async (name) => {
+          const place = await weather.geocode(name, AbortSignal.timeout(config.weather.timeoutMs));
+          return place
+            ? {
+                name: place.name,
+                country_code: place.countryCode,
+                latitude: place.latitude,
+                longitude: place.longitude,
+              }
+            : null;
+        }
+      : null,
     onSettingsChanged: (userId, settings) => hub.updateUser(userId, settings),
   });
   await app.register(invitesRoutes, { invites });
@@ -271,9 +305,24 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(resourcesRoutes, {
     resources: createResourcesService({ repo: createResourcesRepo(app.db.query) }),
   });
+  const daily = setUpDaily(app, config, deps, {
+    llm,
+    hub,
+    clock,
+    research,
+    calendar,
+    weather,
+    mailer,
+    secret: secret.key,
+  });
+  await app.register(dailyRoutes, {
+    daily,
+    allowSendNow: (userId) => limiter.consume(LIMITS.dailySendNow(userId)),
+  });
   const chat = createChatService({
     research,
     calendar,
+    onOnboarded: (userId) => daily.settingsFromOnboarding(userId),
     repo: createChatRepo(prisma, app.db.query),
     hub,
     llm,
@@ -294,12 +343,91 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     pingIntervalMs: config.chat.pingIntervalMs,
     allowedOrigins: new Set([new URL(config.publicUrl).origin, ...config.csrfTrustedOrigins]),
     maxConnections: config.chat.maxConnections,
+    dailyMessage: async (userId, id) => {
+      const found = await daily.get(userId, id);
+      return found ? { date: found.delivery_date, text: found.message_text } : null;
+    },
   });
   await app.register(calendarRoutes, { calendar });
   await app.register(connectionsRoutes, { calendar });
 
   await app.register(webApp, config.web);
   return app;
+}
+
+/** Daily messages: the service, the schedule's tick, the generation queue and the sweeper. */
+function setUpDaily(
+  app: FastifyInstance,
+  config: Config,
+  deps: AppDeps,
+  ports: {
+    llm: Llm | null;
+    hub: ChatHub;
+    clock: Clock;
+    research: ResearchService;
+    calendar: CalendarService;
+    weather: WeatherProvider | null;
+    mailer: Mailer;
+    secret: string;
+  },
+): DailyService {
+  const { hub, clock } = ports;
+  const log = app.log.child({ module: 'daily' });
+  const daily = createDailyService({
+    repo: createDailyRepo(app.db.query),
+    clock,
+    log,
+    llm: ports.llm,
+    weather: ports.weather,
+    calendar: ports.calendar,
+    research: ports.research,
+    enqueue: async (id, delaySec) => {
+      await app.jobs.send(DAILY_QUEUE, { id }, delaySec ? { startAfter: delaySec } : {});
+    },
+    posted: (message) => {
+      hub.publish(message.userId, 'chat', {
+        author_type: 'system',
+        message_type: 'task_notification_final',
+        raw_text: DAILY_MESSAGES.ready,
+        message_id: null,
+        timestamp: clock.now().toISOString(),
+      });
+      hub.publish(message.userId, 'chat', presentMessage(message));
+    },
+    mailer: ports.mailer,
+    signer: createSigner(`${ports.secret}:daily-pause`),
+    publicUrl: config.publicUrl,
+  });
+  app.decorate('daily', daily);
+  // Each run is safe to repeat (the row records every step), so the job retries with backoff.
+  app.jobs.define<{ id: number }>(
+    DAILY_QUEUE,
+    {
+      retryLimit: 4,
+      retryDelay: 30,
+      retryBackoff: true,
+      expireInSeconds: 10 * 60,
+      concurrency: config.daily.concurrency,
+    },
+    (job) => daily.generate(job.data.id, job.signal),
+  );
+  app.jobs.onFailed<{ id: number }>(DAILY_QUEUE, (job) => daily.failed(job.data.id, job.error));
+  app.jobs.define(
+    DAILY_TICK_QUEUE,
+    { retryLimit: 0, retryDelay: 0, retryBackoff: false, expireInSeconds: 5 * 60 },
+    async () => {
+      await daily.tick();
+      await daily.sweep();
+    },
+  );
+  if (config.jobs.runWorkers && deps.dailySchedule !== false) {
+    app.addHook('onReady', async () => {
+      await app.jobs
+        .schedule(DAILY_TICK_QUEUE, DAILY_TICK_CRON)
+        .catch((err: unknown) => log.error({ err }, 'the daily message schedule could not start'));
+    });
+  }
+  return daily;
 }
 
 /** Web research: the service, its job queue and the sweeper that takes over interrupted researches. */

@@ -18,7 +18,7 @@ export interface TestApp {
 export const TEST_SECRET = 'test-secret-key-0123456789-abcdefghijklmnop';
 
 /** What tests may set of the app's dependencies. */
-export type TestAppDeps = Pick<AppDeps, 'clock' | 'jobs' | 'research' | 'calendar'>;
+export type TestAppDeps = Pick<AppDeps, 'clock' | 'jobs' | 'research' | 'calendar' | 'weather' | 'dailySchedule'>;
 
 export async function createTestApp(env: Record<string, string> = {}, deps: TestAppDeps = {}): Promise<TestApp> {
   const smtp = await startSmtp();
@@ -28,11 +28,20 @@ export async function createTestApp(env: Record<string, string> = {}, deps: Test
     SECRET_KEY: TEST_SECRET,
     SMTP_URL: smtp.url,
     PUBLIC_URL: 'http://daybook.test',
+    // Nothing reaches the internet: tests that want weather point it at the fake Open-Meteo.
+    WEATHER_PROVIDER: 'none',
     ...env,
   });
   const database = await createTestDatabase();
   // Jobs are polled often, so a test waits for a job no longer than it must.
-  const app = await buildApp(config, { jobs: { pollingIntervalSeconds: 0.5 }, ...deps, db: database.db });
+  // The daily schedule's tick would deliver to test users at 07:00 UTC: tests that want it call
+  // app.daily.tick() with their own clock, or turn it on.
+  const app = await buildApp(config, {
+    jobs: { pollingIntervalSeconds: 0.5 },
+    dailySchedule: false,
+    ...deps,
+    db: database.db,
+  });
   // Every account API response any test produces is checked against allauth's OpenAPI document.
   const allauthResponses: RecordedResponse[] = [];
   app.addHook('onSend', async (request, reply, payload) => {

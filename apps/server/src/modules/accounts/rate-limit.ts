@@ -1,3 +1,4 @@
+import { DAILY_SEND_NOW_PER_DAY } from '@daybook/contracts';
 // Sliding-window rate limits: each counted attempt is a row, so limits hold across restarts
 // and across every server instance sharing the database.
 import type { Clock } from '../../lib/clock.ts';
@@ -18,6 +19,11 @@ export const LIMITS = {
   resetPasswordIp: (ip: string): Limit => ({ key: `reset_password:ip:${ip}`, max: 20, windowSec: 60 }),
   resetPasswordKey: (email: string): Limit => ({ key: `reset_password:key:${email}`, max: 5, windowSec: 60 }),
   resetPasswordFromKey: (ip: string): Limit => ({ key: `reset_password_from_key:ip:${ip}`, max: 20, windowSec: 60 }),
+  dailySendNow: (userId: number): Limit => ({
+    key: `daily_send_now:user:${userId}`,
+    max: DAILY_SEND_NOW_PER_DAY,
+    windowSec: 86_400,
+  }),
   changePassword: (userId: number): Limit => ({ key: `change_password:user:${userId}`, max: 5, windowSec: 60 }),
   manageEmail: (userId: number): Limit => ({ key: `manage_email:user:${userId}`, max: 10, windowSec: 60 }),
   reauthenticate: (userId: number): Limit => ({ key: `reauthenticate:user:${userId}`, max: 10, windowSec: 60 }),

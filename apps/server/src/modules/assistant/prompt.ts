@@ -26,7 +26,12 @@ export interface PromptInput {
   research?: boolean;
   /** The calendar_events tool is offered. */
   calendar?: boolean;
+  /** The daily message the user opened this chat from (/chat?dmid=): the model has it at hand. */
+  dailyMessage?: { date: string; text: string } | null;
 }
+
+/** How much of an opened daily message goes into the prompt. */
+const DAILY_MESSAGE_MAX = 6000;
 
 const CALENDAR_NOTE =
   "You can read the user's connected calendars: when they ask what is on their calendar, whether they are free, or when something is, call the calendar_events tool (a date, or none for today) and answer from what it returns. Never invent events.";
@@ -84,6 +89,11 @@ export function buildPrompt(input: PromptInput): LlmMessage[] {
       : 'You do not know anything about the user yet.',
     ...(input.research ? [RESEARCH_NOTE] : []),
     ...(input.calendar ? [CALENDAR_NOTE] : []),
+    ...(input.dailyMessage
+      ? [
+          `The user opened this chat from their daily message of ${input.dailyMessage.date}, which you wrote. When they mention "the message", a story, an item or a point of it (by number or words), they mean this one:\n<daily_message>\n${input.dailyMessage.text.slice(0, DAILY_MESSAGE_MAX)}\n</daily_message>`,
+        ]
+      : []),
   ].join('\n\n');
 
   // The newest messages that fit, kept in order.

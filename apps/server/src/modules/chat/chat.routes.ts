@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { requireUser } from '../../lib/auth.ts';
 import type { SessionsService } from '../accounts/sessions.service.ts';
-import { type ChatHub, SESSION_ENDED, type Subscriber } from './chat.hub.ts';
+import { type ChatHub, type ChatUser, SESSION_ENDED, type Subscriber } from './chat.hub.ts';
 import type { Channel } from './chat.repo.ts';
 import { type ChatService, PENDING_HEARTBEAT_MS } from './chat.service.ts';
 
@@ -24,6 +24,8 @@ export interface ChatRoutesOptions {
   maxConnections: number;
   /** Sockets are pinged this often; one that has not answered the previous ping is dropped. */
   pingIntervalMs?: number;
+  /** The user's daily message `id` (from /ws/chat/?dmid=), or null for another user's or none. */
+  dailyMessage?: (userId: number, id: number) => Promise<{ date: string; text: string } | null>;
 }
 
 /**
@@ -47,7 +49,15 @@ interface OpenSocket {
 
 export default async function chatRoutes(
   app: FastifyInstance,
-  { chat, hub, sessions, allowedOrigins, maxConnections, pingIntervalMs = PING_INTERVAL_MS }: ChatRoutesOptions,
+  {
+    chat,
+    hub,
+    sessions,
+    allowedOrigins,
+    maxConnections,
+    pingIntervalMs = PING_INTERVAL_MS,
+    dailyMessage,
+  }: ChatRoutesOptions,
 ) {
   const originOk = (request: FastifyRequest) => {
     const origin = request.headers.origin;
@@ -128,7 +138,11 @@ export default async function chatRoutes(
       socket.close(CLOSE_CODES.tryAgainLater, 'Server busy');
       return;
     }
-    const chatUser = { id: user.id, learnFromChats: user.learnFromChats, onboarded: user.onboardedAt !== null };
+    const chatUser: ChatUser = {
+      id: user.id,
+      learnFromChats: user.learnFromChats,
+      onboarded: user.onboardedAt !== null,
+    };
     const entry: OpenSocket = { socket, sessionId, alive: true };
     // Counted (and closed with its session) from now on; it receives events once it has joined.
     let joined = false;
@@ -191,6 +205,11 @@ export default async function chatRoutes(
     });
 
     try {
+      // Opened on a daily message: answers have it in context. An unknown or another user's id is
+      // ignored (the web app says it was not found); the chat works as usual.
+      const dmid = channel === 'chat' ? (request.query as { dmid?: unknown }).dmid : undefined;
+      if (dailyMessage && typeof dmid === 'string' && /^\d{1,9}$/.test(dmid) && Number(dmid) > 0)
+        chatUser.dailyMessage = await dailyMessage(user.id, Number(dmid));
       // Greet before joining the hub, so the greeting arrives once: in the history.
       if (channel === 'onboarding') await chat.greetOnboarding(user.id);
       // Joined before history is read: a message published meanwhile arrives twice at most, never

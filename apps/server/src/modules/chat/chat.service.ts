@@ -156,6 +156,8 @@ export function createChatService(deps: {
   research?: ResearchPort;
   /** The user's calendars, read by the calendar_events tool. */
   calendar?: CalendarPort;
+  /** Called once the onboarding's answers have been learned from (the daily message settings take them). */
+  onOnboarded?: (userId: number) => Promise<void>;
 }) {
   const { repo, hub, llm, learning, memoriesRepo, clock, log, research, calendar } = deps;
   // Turns and learning still running, so a shutdown can let them finish before the database closes.
@@ -253,6 +255,12 @@ export function createChatService(deps: {
     void track(
       learning.then(() => welcome(userId)).catch((err) => log.warn(modelFailure(err), 'welcome message failed')),
     );
+    if (deps.onOnboarded)
+      void track(
+        learning
+          .then(() => deps.onOnboarded?.(userId))
+          .catch((err) => log.warn({ err }, 'settings from the onboarding failed')),
+      );
   }
 
   /**
@@ -362,6 +370,7 @@ export function createChatService(deps: {
       conversation: context.conversation,
       research: Boolean(canResearch),
       calendar: channel === 'chat' && Boolean(calendar),
+      dailyMessage: channel === 'chat' ? user.dailyMessage : null,
     });
 
     const streamId = randomUUID();

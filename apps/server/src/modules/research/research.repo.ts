@@ -59,11 +59,12 @@ export function createResearchRepo(prisma: PrismaClient, query: Query) {
       query: string;
       origin: ResearchOrigin;
       requestMessageId?: number | null;
+      dailyMessageId?: number | null;
     }): Promise<ResearchRow> {
       const row = await one(
-        `INSERT INTO researches (user_id, query, origin, request_message_id, created_at)
-         VALUES ($1, $2, $3, $4, ${NOW}) RETURNING ${COLUMNS}`,
-        [data.userId, data.query, data.origin, data.requestMessageId ?? null],
+        `INSERT INTO researches (user_id, query, origin, request_message_id, daily_message_id, created_at)
+         VALUES ($1, $2, $3, $4, $5, ${NOW}) RETURNING ${COLUMNS}`,
+        [data.userId, data.query, data.origin, data.requestMessageId ?? null, data.dailyMessageId ?? null],
       );
       if (!row) throw new Error('insert returned no row');
       return row;

@@ -24,6 +24,8 @@ import type { ResearchOrigin, ResearchRepo, ResearchRow } from './research.repo.
 /** Sub-queries the model plans, beside the user's own wording. */
 const MAX_PLANNED = 4;
 const RESULTS_PER_QUERY = 5;
+/** A daily message's research is brief: fewer searches and pages, so several fit in a morning. */
+const BRIEF = { planned: 2, pages: 5 };
 /** Shorter than this, an extracted page is a cookie wall or an error page, not a source. */
 const MIN_PAGE_CHARS = 200;
 /** Runs of one research: the first, and two more after a crash or a failure a retry can help with. */
@@ -166,13 +168,13 @@ export function createResearchService(deps: ResearchDeps) {
     return null;
   }
 
-  async function plan(query: string, usage: LlmUsage, signal: AbortSignal): Promise<string[]> {
+  async function plan(query: string, usage: LlmUsage, signal: AbortSignal, maxPlanned: number): Promise<string[]> {
     if (!llm) return [query];
     // Only the request itself: nothing else the user told Daybook goes to a search provider.
     const messages: LlmMessage[] = [
       {
         role: 'system',
-        content: `You plan web research. Today is ${today()}. Write 2 to ${MAX_PLANNED} short, plain-language web search queries that together cover the request. Use only what the request says; add no personal details.`,
+        content: `You plan web research. Today is ${today()}. Write ${maxPlanned > 2 ? `2 to ${maxPlanned}` : maxPlanned} short, plain-language web search queries that together cover the request. Use only what the request says; add no personal details.`,
       },
       { role: 'user', content: query },
     ];
@@ -186,7 +188,7 @@ export function createResearchService(deps: ResearchDeps) {
           parameters: {
             type: 'object',
             properties: {
-              queries: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: MAX_PLANNED },
+              queries: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: maxPlanned },
             },
             required: ['queries'],
           },
@@ -206,7 +208,7 @@ export function createResearchService(deps: ResearchDeps) {
       // A plan that is not JSON: search with the user's own words only.
     }
     const all = [query, ...planned.map((q) => q.trim().slice(0, RESEARCH_QUERY_MAX)).filter(Boolean)];
-    return [...new Map(all.map((q) => [q.toLowerCase(), q])).values()].slice(0, MAX_PLANNED + 1);
+    return [...new Map(all.map((q) => [q.toLowerCase(), q])).values()].slice(0, maxPlanned + 1);
   }
 
   const add = (usage: LlmUsage, u: LlmUsage) => {
@@ -214,7 +216,7 @@ export function createResearchService(deps: ResearchDeps) {
     usage.completion += u.completion;
   };
 
-  async function searchAll(queries: string[], signal: AbortSignal) {
+  async function searchAll(queries: string[], signal: AbortSignal, maxPages: number) {
     if (!search) throw new ResearchFailure(deps.searchNotConfigured, false);
     const settled = await Promise.allSettled(
       queries.map((q) => search.search(q, { limit: RESULTS_PER_QUERY, signal })),
@@ -248,7 +250,7 @@ export function createResearchService(deps: ResearchDeps) {
         urls.push(result);
       }
     }
-    return urls.slice(0, RESEARCH_MAX_PAGES);
+    return urls.slice(0, maxPages);
   }
 
   async function readPage(url: string, signal: AbortSignal): Promise<(ReadPage & { markdown: string }) | null> {
@@ -411,9 +413,10 @@ export function createResearchService(deps: ResearchDeps) {
     };
     const usage: LlmUsage = { prompt: 0, completion: 0 };
     say('Planning the research…');
-    const queries = await plan(row.query, usage, signal);
+    const brief = row.origin === 'daily';
+    const queries = await plan(row.query, usage, signal, brief ? BRIEF.planned : MAX_PLANNED);
     say(`Searching: ${queries.join(' · ')}`);
-    const found = await searchAll(queries, signal);
+    const found = await searchAll(queries, signal, brief ? BRIEF.pages : RESEARCH_MAX_PAGES);
     if (!found.length) throw new ResearchFailure(FAILURES.noResults, false);
     say(`Reading ${found.length} source${found.length === 1 ? '' : 's'}…`);
     const read = (await Promise.all(found.map((r) => readPage(r.url, signal)))).filter((p) => p !== null);
@@ -449,7 +452,7 @@ export function createResearchService(deps: ResearchDeps) {
     async request(
       userId: number,
       query: string,
-      options: { origin?: ResearchOrigin; requestMessageId?: number | null } = {},
+      options: { origin?: ResearchOrigin; requestMessageId?: number | null; dailyMessageId?: number | null } = {},
     ): Promise<{ research: ResearchRow; ahead: number } | { refused: string }> {
       const problem = unavailable();
       if (problem) return { refused: problem };
@@ -467,7 +470,13 @@ export function createResearchService(deps: ResearchDeps) {
         if (!created) return { refused: researchLimitReached(deps.dailyLimit) };
         research = created;
       } else {
-        research = await repo.create({ userId, query: text, origin, requestMessageId: options.requestMessageId });
+        research = await repo.create({
+          userId,
+          query: text,
+          origin,
+          requestMessageId: options.requestMessageId,
+          dailyMessageId: options.dailyMessageId,
+        });
       }
       const ahead = await repo.ahead(userId, research.id);
       if (!ahead) {

@@ -1,5 +1,21 @@
-import type { TResourceItem, TResourceList, TResourcesQuery } from '@daybook/contracts';
+import {
+  RESOURCES_PREVIEW_MAX,
+  type TResourceItem,
+  type TResourceList,
+  type TResourcesQuery,
+} from '@daybook/contracts';
 import type { ResourceRow, ResourcesRepo } from './resources.repo.ts';
+
+/** The start of a markdown text as words: no markup, no link targets, at most RESOURCES_PREVIEW_MAX characters. */
+export function previewOf(markdown: string): string {
+  const words = markdown
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[#*_`>|~]+/g, '')
+    .replace(/\\(.)/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return words.slice(0, RESOURCES_PREVIEW_MAX);
+}
 
 export function presentResource(row: ResourceRow): TResourceItem {
   return {
@@ -8,7 +24,7 @@ export function presentResource(row: ResourceRow): TResourceItem {
     sort_date: row.sortDate.toISOString(),
     created: row.createdAt.toISOString(),
     title: row.title,
-    preview: row.preview,
+    preview: row.preview === null ? null : previewOf(row.preview),
     status: row.resourceType === 'research' ? (row.status as TResourceItem['status']) : null,
   };
 }

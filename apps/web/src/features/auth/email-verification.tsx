@@ -5,6 +5,7 @@
 import { resendThrottled } from '@daybook/contracts';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { useLocation } from 'react-router-dom';
+import { adoptBrowserTimeZone } from '../daily/api.ts';
 import { getMe, resendVerification } from './api.ts';
 import { useAuth } from './auth-context.tsx';
 import { RESEND_FAILED } from './ResendVerificationPage.tsx';
@@ -89,7 +90,11 @@ export function EmailVerificationProvider({ children }: { children: ReactNode })
     if (user === null) return;
     const controller = new AbortController();
     getMe(controller.signal)
-      .then((me) => setAccount({ user, email: me.email, verified: me.email_verified }))
+      .then((me) => {
+        setAccount({ user, email: me.email, verified: me.email_verified });
+        // A user without a time zone gets this device's (once; the daily message is delivered by it).
+        void adoptBrowserTimeZone(me);
+      })
       .catch(() => {
         // No answer, no reminder: the profile page still shows the state of the address.
       });

@@ -21,6 +21,7 @@ CREATE TABLE "daily_messages" (
     "notes" JSONB NOT NULL DEFAULT '{}',
     "research_requested_at" TIMESTAMP(3),
     "attempts" INTEGER NOT NULL DEFAULT 0,
+    "run_at" TIMESTAMP(3),
     "error" TEXT,
     "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "composed_at" TIMESTAMP(3),

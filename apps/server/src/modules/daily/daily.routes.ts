@@ -1,0 +1,101 @@
+// GET /api/daily-messages/{id}/ (owner only), POST /api/daily-messages/send-now/, and the email's
+// pause link /daily-messages/pause/?token=… (outside /api/: the signed token is its authority, and
+// mail clients' one-click POST carries no CSRF token).
+import { DAILY_MESSAGES } from '@daybook/contracts';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { requireUser } from '../../lib/auth.ts';
+import { AppError } from '../../lib/errors.ts';
+import { escapeHtml } from '../../lib/html.ts';
+import type { DailyService } from './daily.service.ts';
+
+const ZParams = z.object({ id: z.string() });
+const ZPauseQuery = z.object({ token: z.string().max(200).optional() });
+
+export interface DailyRoutesOptions {
+  daily: DailyService;
+  /** False once the user used up today's "send now" requests. */
+  allowSendNow: (userId: number) => Promise<boolean>;
+}
+
+const PAGE_CSS = `body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f7f6f3;color:#1f2330}main{max-width:28rem;margin:12vh auto;padding:2rem;background:#fff;border-radius:12px;box-shadow:0 1px 3px rgba(0,0,0,.08)}h1{font-size:1.4rem;margin:0 0 .75rem}button{font:inherit;padding:.6rem 1.1rem;border:0;border-radius:8px;background:#2f5bd3;color:#fff;cursor:pointer}button:focus-visible,a:focus-visible{outline:3px solid #9db4f0;outline-offset:2px}a{color:#2f5bd3}`;
+
+function page(reply: FastifyReply, status: number, title: string, body: string) {
+  return reply
+    .status(status)
+    .type('text/html; charset=utf-8')
+    .header('Cache-Control', 'no-store')
+    .header('Referrer-Policy', 'no-referrer')
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Daybook</title>
+<link rel="stylesheet" href="/daily-messages/pause.css"></head>
+<body><main>${body}</main></body></html>`,
+    );
+}
+
+export default async function dailyRoutes(app: FastifyInstance, { daily, allowSendNow }: DailyRoutesOptions) {
+  // Mail clients' one-click POST (RFC 8058) is a form: "List-Unsubscribe=One-Click".
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 4096 },
+    (_r, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
+  app.get('/daily-messages/pause.css', async (_request, reply) =>
+    reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=86400').send(PAGE_CSS),
+  );
+
+  app.get('/api/daily-messages/:id/', async (request) => {
+    const user = requireUser(request);
+    const { id } = ZParams.parse(request.params);
+    // Any id that is not a row id, and another user's, is simply not found.
+    const n = /^\d{1,9}$/.test(id) ? Number(id) : 0;
+    const found = n > 0 ? await daily.get(user.id, n) : null;
+    if (!found) throw new AppError('not_found', DAILY_MESSAGES.notFound);
+    return found;
+  });
+
+  app.post('/api/daily-messages/send-now/', async (request, reply) => {
+    const user = requireUser(request);
+    if (!(await allowSendNow(user.id))) throw new AppError('rate_limited', DAILY_MESSAGES.sendNowLimit);
+    const result = await daily.sendNow(user.id);
+    return reply.status(result.status === 'queued' ? 202 : 200).send(result);
+  });
+
+  // A GET only asks (mail scanners open links); the button, or the mail client's one-click POST, pauses.
+  app.get('/daily-messages/pause/', async (request, reply) => {
+    const { token = '' } = ZPauseQuery.parse(request.query);
+    if (!(await daily.pauseUser(token)))
+      return page(
+        reply,
+        400,
+        'Link not valid',
+        '<h1>This link is not valid</h1><p>Pause daily messages from the menu in Daybook instead.</p>',
+      );
+    return page(
+      reply,
+      200,
+      'Pause daily messages',
+      `<h1>Pause daily messages?</h1><p>You will get no more daily messages, in the chat or by email, until you turn them back on in Daybook.</p>
+<form method="post" action="/daily-messages/pause/?token=${escapeHtml(encodeURIComponent(token))}"><button type="submit">Pause daily messages</button></form>`,
+    );
+  });
+
+  app.post('/daily-messages/pause/', async (request, reply) => {
+    const { token = '' } = ZPauseQuery.parse(request.query);
+    const userId = await daily.pauseUser(token);
+    if (!userId)
+      return page(
+        reply,
+        400,
+        'Link not valid',
+        '<h1>This link is not valid</h1><p>Pause daily messages from the menu in Daybook instead.</p>',
+      );
+    await daily.pause(userId);
+    return page(
+      reply,
+      200,
+      'Daily messages paused',
+      '<h1>Daily messages paused</h1><p>Turn them back on any time from the menu in Daybook.</p><p><a href="/profile">Open your settings</a></p>',
+    );
+  });
+}
