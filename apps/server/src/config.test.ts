@@ -74,6 +74,26 @@ describe('loadConfig', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: '' }).port).toBe(3000);
   });
 
+  it('reads the weather and daily message settings, and refuses an unknown weather provider', () => {
+    expect(loadConfig({}).weather).toEqual({
+      provider: 'open-meteo',
+      forecastUrl: 'https://api.open-meteo.com/v1/forecast',
+      geocodingUrl: 'https://geocoding-api.open-meteo.com/v1/search',
+      timeoutMs: 8000,
+    });
+    const config = loadConfig({
+      WEATHER_PROVIDER: 'none',
+      OPEN_METEO_FORECAST_URL: 'http://meteo.lan/v1/forecast',
+      DAILY_CONCURRENCY: '20',
+    });
+    expect(config.weather.provider).toBe('none');
+    expect(config.weather.forecastUrl).toBe('http://meteo.lan/v1/forecast');
+    expect(config.daily.concurrency).toBe(20);
+    expect(problemsOf({ WEATHER_PROVIDER: 'accuweather' })).toEqual([
+      'WEATHER_PROVIDER: must be open-meteo or none (got "accuweather")',
+    ]);
+  });
+
   it('names the bad variable and the value it got', () => {
     expect(problemsOf({ PORT: 'eighty' })).toEqual(['PORT: must be a port number from 1 to 65535 (got "eighty")']);
     expect(problemsOf({ PORT: '70000' })[0]).toMatch(/^PORT:/);
