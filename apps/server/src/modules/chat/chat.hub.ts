@@ -10,6 +10,8 @@ export interface ChatUser {
   learnFromChats: boolean;
   /** Finished the onboarding interview: its socket then only shows the conversation. */
   onboarded: boolean;
+  /** The user's time zone setting; null: the one their memories name, else UTC. */
+  timeZone?: string | null;
   /** The daily message this socket was opened on (/ws/chat/?dmid=): its answers have it in context. */
   dailyMessage?: { date: string; text: string } | null;
 }

@@ -361,7 +361,8 @@ export function createChatService(deps: {
       ...(canResearch ? [WEB_RESEARCH_TOOL] : []),
       ...(channel === 'chat' && calendar ? [CALENDAR_EVENTS_TOOL] : []),
     ];
-    const zone = timeZoneOf(memories);
+    // The setting (the browser's, the onboarding's or the user's choice) wins over what memories say.
+    const zone = user.timeZone ?? timeZoneOf(memories);
     const messages = buildPrompt({
       onboarding: channel === 'onboarding',
       now: clock.now(),

@@ -14,7 +14,8 @@ export function previewOf(markdown: string): string {
     .replace(/\\(.)/g, '$1')
     .replace(/\s+/g, ' ')
     .trim();
-  return words.slice(0, RESOURCES_PREVIEW_MAX);
+  // By characters, not UTF-16 units: an emoji is never cut in half.
+  return Array.from(words).slice(0, RESOURCES_PREVIEW_MAX).join('');
 }
 
 export function presentResource(row: ResourceRow): TResourceItem {

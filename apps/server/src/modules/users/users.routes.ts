@@ -12,7 +12,7 @@ export interface UsersRoutesOptions {
    */
   geocode: ((name: string) => Promise<TUserLocation | null>) | null;
   /** Tells the rest of the server (open chat sockets) about changed settings. */
-  onSettingsChanged?: (userId: number, settings: { learnFromChats: boolean }) => void;
+  onSettingsChanged?: (userId: number, settings: { learnFromChats: boolean; timeZone: string | null }) => void;
 }
 
 export default async function usersRoutes(
@@ -44,7 +44,7 @@ export default async function usersRoutes(
       place = found;
     }
     const me = await accounts.updateSettings(user, { ...patch, location: place });
-    onSettingsChanged?.(user.id, { learnFromChats: me.learn_from_chats });
+    onSettingsChanged?.(user.id, { learnFromChats: me.learn_from_chats, timeZone: me.time_zone });
     return me;
   });
 }

@@ -157,7 +157,7 @@ function DailyResearch({ research }: { research: TResearch }) {
           {formatDate(research.created)}
         </time>
       </header>
-      <ResearchReportView content={researchContent(research)} mode="full" />
+      <ResearchReportView content={researchContent(research)} mode="full" headingLevel={4} />
     </section>
   );
 }

@@ -59,14 +59,17 @@ export interface ResearchReportViewProps {
   content: ReportContent;
   /** `collapsible`: the chat's message (introduction, then See the full report). `full`: the report's page. */
   mode: 'collapsible' | 'full';
+  /** Full mode: the level of its section headings (2 on the report's page; deeper where it sits under other headings). */
+  headingLevel?: 2 | 3 | 4 | 5;
 }
 
-export function ResearchReportView({ content, mode }: ResearchReportViewProps) {
+export function ResearchReportView({ content, mode, headingLevel = 2 }: ResearchReportViewProps) {
   const [expanded, setExpanded] = useState(false);
   const id = useId();
   const cite = content.sources;
   // The page's sections sit under its h1; the chat's under the report's h3 title.
-  const level = mode === 'full' ? 2 : 4;
+  const level = mode === 'full' ? headingLevel : 4;
+  const Heading = `h${level}` as 'h2' | 'h3' | 'h4' | 'h5';
   const markdown = (text: string, className?: string) => (
     <Markdown text={text} className={className} headingOffset={headingShift(text, level)} citations={cite} />
   );
@@ -75,13 +78,13 @@ export function ResearchReportView({ content, mode }: ResearchReportViewProps) {
       {content.report.trim() && markdown(content.report, mode === 'full' ? 'report-body' : undefined)}
       {content.conclusion?.trim() && (
         <section className={mode === 'full' ? 'report-section' : 'chat-report-section'} aria-labelledby={`${id}-end`}>
-          {mode === 'full' ? <h2 id={`${id}-end`}>Conclusion</h2> : <h4 id={`${id}-end`}>Conclusion</h4>}
+          <Heading id={`${id}-end`}>Conclusion</Heading>
           {markdown(content.conclusion)}
         </section>
       )}
       {content.sources.length > 0 && (
         <section className={mode === 'full' ? 'report-section' : 'chat-report-section'}>
-          {mode === 'full' ? <h2 id={`${id}-sources`}>Sources</h2> : <h4 id={`${id}-sources`}>Sources</h4>}
+          <Heading id={`${id}-sources`}>Sources</Heading>
           <SourceList sources={content.sources} labelledBy={`${id}-sources`} full={mode === 'full'} />
         </section>
       )}
