@@ -120,7 +120,7 @@ function plain(text: string, max = 200): string {
 
 function firstSentences(text: string, max = 280): string {
   const clean = text
-    .replace(/\[\d+\]/g, '')
+    .replace(/\s*\[\d+\]/g, '')
     .replace(/\s+/g, ' ')
     .trim();
   if (clean.length <= max) return clean;
@@ -175,7 +175,8 @@ export function templateMessage(p: Parts): string {
   if (p.calendar) {
     out.push("### Today's calendar");
     const lines = calendarLines(p.calendar, p.twelveHour);
-    out.push(lines.length ? lines.join('\n') : 'Nothing on your calendar today.');
+    if (lines.length || !p.calendar.problems.length)
+      out.push(lines.length ? lines.join('\n') : 'Nothing on your calendar today.');
     out.push(...reconnectLines(p.calendar));
   }
   if (p.research.length) {
@@ -212,7 +213,9 @@ function modelPrompt(p: Parts): string {
   if (p.weather) facts.push(`Weather in ${p.weather.place}: ${p.weather.line}`);
   if (p.calendar) {
     const lines = calendarLines(p.calendar, p.twelveHour);
-    facts.push(`Today's calendar:\n${lines.length ? lines.join('\n') : '(nothing today)'}`);
+    facts.push(
+      `Today's calendar:\n${lines.length ? lines.join('\n') : p.calendar.problems.length ? '(not read)' : '(nothing today)'}`,
+    );
     const problems = reconnectLines(p.calendar);
     if (problems.length) facts.push(`Calendar problems (mention them with their link):\n${problems.join('\n')}`);
   }
