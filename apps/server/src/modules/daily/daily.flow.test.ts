@@ -322,7 +322,7 @@ describe('writing and delivering a message', () => {
   // BUG (reported): generate() never looks at is_daily_message_paused, so a message claimed before the
   // user paused (one waiting up to 10 minutes for its researches, or a mail being retried) is still
   // posted and mailed. `it.fails` until the fix lands; then drop `.fails`.
-  it.fails('a user who paused after the claim gets nothing from that scheduled message', async () => {
+  it('a user who paused after the claim gets nothing from that scheduled message', async () => {
     const { userId, email } = await dailyUser({ location: false });
     const id = await claim(query, userId, today());
     await query(`UPDATE users SET is_daily_message_paused = true WHERE id = $1`, [userId]);
@@ -349,7 +349,7 @@ describe('writing and delivering a message', () => {
 
   // BUG (reported): the greeting takes the newest memory whose key contains "name", so a pet's or a
   // company's name becomes the user's. `it.fails` until the fix lands; then drop `.fails`.
-  it.fails("the greeting uses the user's name, not another memory's name", async () => {
+  it("the greeting uses the user's name, not another memory's name", async () => {
     writer = () => ({ status: 500 });
     const { userId, browser } = await dailyUser({ location: false });
     for (const memory of [
@@ -535,7 +535,7 @@ describe('the HTTP API', () => {
   // BUG (reported): after the job gave up on today's message (status failed), "send now" answers
   // 202 queued and queues a job that returns at once on a failed row: nothing ever arrives.
   // `it.fails` until the fix lands; then drop `.fails`.
-  it.fails('send-now after today’s message failed writes it again', async () => {
+  it('send-now after today’s message failed writes it again', async () => {
     const { userId, browser } = await dailyUser({ location: false });
     const id = await claim(query, userId, today());
     await t.app.daily.failed(id, 'the job gave up');

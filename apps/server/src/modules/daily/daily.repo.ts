@@ -222,11 +222,17 @@ export function createDailyRepo(query: Query) {
     emailed: (id: number, now: Date) =>
       query(`UPDATE daily_messages SET emailed_at = ${AT(2)} WHERE id = $1`, [id, now.toISOString()]),
 
+    /** Gives up on a message not yet in the chat (a written one too: the sweeper would keep sending it). */
     fail: (id: number, error: string) =>
-      query(`UPDATE daily_messages SET status = 'failed', error = $2 WHERE id = $1 AND status = 'pending'`, [
-        id,
-        error,
-      ]),
+      query(
+        `UPDATE daily_messages SET status = 'failed', error = $2
+         WHERE id = $1 AND (status = 'pending' OR (status = 'ready' AND chat_message_id IS NULL))`,
+        [id, error],
+      ),
+
+    /** A failed message asked for again ("send now"): written anew by the next run. */
+    retry: (id: number) =>
+      query(`UPDATE daily_messages SET status = 'pending', error = NULL WHERE id = $1 AND status = 'failed'`, [id]),
 
     /**
      * Messages whose job went missing (a crash between the claim and the send, or a lost job):
@@ -261,9 +267,12 @@ export function createDailyRepo(query: Query) {
 
     /** What the message calls the user, if they told Daybook their name. */
     async preferredName(userId: number): Promise<string | null> {
+      // The user's own name ("Name", "Preferred name", "Likes to be called"), not a pet's or a company's.
       const [row] = await query<{ data: string }>(
-        `SELECT data FROM memories WHERE user_id = $1 AND deleted_at IS NULL AND key ILIKE '%name%'
-         ORDER BY (key ILIKE '%preferred%' OR key ILIKE '%call%') DESC, updated_at DESC LIMIT 1`,
+        `SELECT data FROM memories WHERE user_id = $1 AND deleted_at IS NULL
+           AND (key ~* '^\\s*(my |user''?s )?(preferred |first |full |given |nick)?name\\s*$'
+                OR key ~* 'preferred name|call(ed)? me|likes to be called')
+         ORDER BY (key ~* 'preferred|call') DESC, updated_at DESC LIMIT 1`,
         [userId],
       );
       const name = row?.data.trim() ?? '';

@@ -102,7 +102,7 @@ export function knownZone(tz: string | null): string {
   }
 }
 
-/** "Tuesday, 24 November" for a YYYY-MM-DD. */
+/** "Tuesday 24 November" for a YYYY-MM-DD. */
 export function dayWords(date: string): string {
   return new Intl.DateTimeFormat('en-GB', { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' }).format(
     new Date(`${date}T12:00:00Z`),
@@ -345,6 +345,12 @@ export function createDailyService(deps: DailyDeps) {
     if (!row || row.status === 'failed') return;
     const user = await repo.user(row.userId);
     if (!user) return;
+    // Paused (or deactivated) since the claim: that scheduled message is not delivered. A message
+    // asked for with "send now" still is.
+    if (row.trigger === 'schedule' && (user.isDailyMessagePaused || !user.isActive)) {
+      if (row.chatMessageId === null) await repo.fail(row.id, 'paused');
+      return;
+    }
     const tz = knownZone(user.timeZone);
     let ready = row;
     if (row.messageText === null) {
@@ -434,6 +440,7 @@ export function createDailyService(deps: DailyDeps) {
       const today = zoneNow(tz, clock.now()).localDate;
       const { row, claimed } = await repo.claimNow(userId, today, clock.now());
       if (row.chatMessageId !== null) return { status: 'delivered', id: row.id, delivery_date: row.localDate };
+      if (row.status === 'failed') await repo.retry(row.id);
       if (claimed || row.status !== 'ready') await deps.enqueue(row.id);
       return { status: 'queued', id: row.id, delivery_date: row.localDate };
     },
