@@ -298,7 +298,7 @@ async function openChat(at = '/chat') {
 }
 
 const dailyRow = () =>
-  page.locator('.chat-row-assistant', { has: page.getByRole('link', { name: 'Open this daily message' }) });
+  page.locator('.chat-row-assistant', { has: page.getByRole('link', { name: /^Your daily message for / }) });
 
 let dailyId = 0;
 /** What the model was told about the weather, and wrote into the message. */
@@ -393,7 +393,9 @@ describe('daily messages', () => {
   });
 
   it('opens on its own page with the Web Research, and "Ask about it in the chat" highlights it there', async () => {
-    await dailyRow().getByRole('link', { name: 'Open this daily message' }).click();
+    await dailyRow()
+      .getByRole('link', { name: /^Your daily message for / })
+      .click();
     await page.waitForURL((u) => u.pathname === `/resources/daily-message/${dailyId}`);
     await page.getByRole('heading', { level: 1, name: 'Daily Message' }).waitFor({ timeout: 20_000 });
     const message = page.getByRole('article', { name: 'Daily message' });

@@ -360,6 +360,8 @@ export async function renderDailyEmail(input: DailyEmailInput): Promise<DailyEma
 
   // The inbox preview line; hidden in the opened mail.
   const preview = messageText
+    // A heading runs into its section as "Weather in Lisbon: Light rain…", not "Lisbon Light rain".
+    .replace(/^(.*\S)\n[=-]{3,}$/gm, (_m, h: string) => (/[.:!?]$/.test(h) ? h : `${h}:`))
     .replace(/^[=-]{3,}$/gm, '')
     .replace(/ \((?:https?|mailto):[^\s)]*\)/g, '')
     .replace(/\s+/g, ' ')

@@ -13,7 +13,7 @@ import type { Query } from '../../db/database.ts';
 import { signedInUser } from '../../test/factories.ts';
 import type { Browser, TestApp } from '../../test/test-app.ts';
 import { type ChatApp, connect, startChatApp, type } from '../chat/chat.test-client.ts';
-import { PART_FAILED, zoneNow } from './daily.service.ts';
+import { dayWords, PART_FAILED, zoneNow } from './daily.service.ts';
 import {
   backdate,
   claim,
@@ -185,7 +185,7 @@ describe('writing and delivering a message', () => {
     expect(chat).toEqual([
       {
         id: row.chatMessageId,
-        rawText: `${row.messageText}\n\n[Open this daily message](/resources/daily-message/${id})`,
+        rawText: `**[Your daily message for ${dayWords(row.localDate)}](/resources/daily-message/${id})**\n\n${row.messageText}`,
       },
     ]);
     const mail = await smtp.waitFor(email, { subject: DAILY_SUBJECT });
@@ -504,7 +504,7 @@ describe('the HTTP API', () => {
         id,
         title: '2026-04-02',
         status: null,
-        preview: 'Good morning A calm day ahead: nothing urgent. Enjoy it!',
+        preview: 'Good morning: A calm day ahead: nothing urgent. Enjoy it!',
       }),
     ]);
   });
@@ -651,7 +651,7 @@ describe('the chat', () => {
     expect(message).toMatchObject({ author_type: 'assistant' });
     expect('raw_text' in message && message.raw_text).toContain(MODEL_TEXT);
     expect('raw_text' in message && message.raw_text).toMatch(
-      /\[Open this daily message\]\(\/resources\/daily-message\/\d+\)$/,
+      /^\*\*\[Your daily message for [^\]]+\]\(\/resources\/daily-message\/\d+\)\*\*\n\n/,
     );
     // Only once.
     expect(await t.app.daily.tick()).toBe(0);

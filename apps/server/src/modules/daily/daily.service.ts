@@ -389,7 +389,8 @@ export function createDailyService(deps: DailyDeps) {
     if (ready.chatMessageId === null) {
       const posted = await repo.postOnce(
         ready.id,
-        `${ready.messageText}\n\n[Open this daily message](/resources/daily-message/${ready.id})`,
+        // The link first: a long message is collapsed in the chat, and this is its main action.
+        `**[Your daily message for ${dayWords(ready.localDate)}](/resources/daily-message/${ready.id})**\n\n${ready.messageText}`,
         clock.now(),
       );
       if (posted) deps.posted(posted);

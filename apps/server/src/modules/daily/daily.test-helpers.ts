@@ -89,11 +89,11 @@ export const backdate = (query: Query, userIds: number[], at = '2026-01-01T00:00
 export const retireOthers = (query: Query, keep: number[]) =>
   query(`UPDATE users SET is_daily_message_paused = true WHERE NOT (id = ANY($1::int[]))`, [keep]);
 
-/** The chat messages a daily message was posted as (its link ends them). */
+/** The chat messages a daily message was posted as (its link starts them). */
 export const dailyChatMessages = (query: Query, userId: number) =>
   query<{ id: number; rawText: string }>(
     `SELECT id, raw_text AS "rawText" FROM chat_messages
-     WHERE user_id = $1 AND raw_text LIKE '%[Open this daily message](/resources/daily-message/%' ORDER BY id`,
+     WHERE user_id = $1 AND raw_text LIKE '**[Your daily message for %](/resources/daily-message/%' ORDER BY id`,
     [userId],
   );
 

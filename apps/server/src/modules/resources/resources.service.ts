@@ -9,6 +9,8 @@ import type { ResourceRow, ResourcesRepo } from './resources.repo.ts';
 /** The start of a markdown text as words: no markup, no link targets, at most RESOURCES_PREVIEW_MAX characters. */
 export function previewOf(markdown: string): string {
   const words = markdown
+    // A heading runs into its section as "Weather in Lisbon: Light rain…", not "Lisbon Light rain".
+    .replace(/^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/gm, (_m, h: string) => (/[.:!?]$/.test(h) ? h : `${h}:`))
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/[#*_`>|~]+/g, '')
     .replace(/\\(.)/g, '$1')
