@@ -4,17 +4,15 @@
 // pauses from the menu and gets none the next day. The server runs tests/e2e/daily-server.ts, whose
 // clock the test moves; the model, search, pages, weather, calendar and SMTP are local fakes.
 import { mkdir } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CalendarHost, startCalendarHost } from '../helpers/fake-calendar.ts';
 import { type CompletionRequest, type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { type FakeSearch, fakeResults, startFakeSearch } from '../helpers/fake-search.ts';
 import { type FakeSite, startFakeSite } from '../helpers/fake-site.ts';
 import { DEFAULT_PLACES, type FakeOpenMeteo, fakeDay, startFakeOpenMeteo } from '../helpers/fake-weather.ts';
-import { parseMime } from '../helpers/mime.ts';
+import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { createInviteLink, launchBrowser, type RunningApp, signUpInBrowser, startApp } from './harness.ts';
 
 const SHOTS = process.env.DAILY_SHOTS_DIR ?? '/tmp/daily-shots';
@@ -54,57 +52,7 @@ const DAY = addDays(localDate(new Date(), ZONE), 1);
 const NEXT_DAY = addDays(DAY, 1);
 const compact = (date: string) => date.replaceAll('-', '');
 
-interface Mail {
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-  headers: Record<string, string>;
-}
-
-/** A real SMTP server that keeps each mail's top-level headers too (List-Unsubscribe). */
-async function startMailbox() {
-  const mails: Mail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
-        const head = raw.slice(0, Math.max(0, raw.search(/\r?\n\r?\n/)));
-        const headers: Record<string, string> = {};
-        for (const line of head.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
-          const colon = line.indexOf(':');
-          if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-        }
-        const mail = parseMime(raw);
-        mails.push({ ...mail, to: session.envelope.rcptTo.map((r) => r.address).join(','), headers });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    mails,
-    async waitFor(subject: RegExp, timeoutMs = 30_000): Promise<Mail> {
-      const until = Date.now() + timeoutMs;
-      for (;;) {
-        const found = mails.find((m) => m.to === EMAIL && subject.test(m.subject));
-        if (found) return found;
-        if (Date.now() > until) throw new Error(`no mail matching ${subject}; got: ${mails.map((m) => m.subject)}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-let mailbox: Awaited<ReturnType<typeof startMailbox>>;
+let mailbox: TestSmtp;
 let fake: FakeOpenAI;
 let search: FakeSearch;
 let site: FakeSite;
@@ -205,7 +153,7 @@ function startIcs() {
 
 beforeAll(async () => {
   [mailbox, fake, search, site, weather, ics] = await Promise.all([
-    startMailbox(),
+    startSmtp(),
     startFakeOpenAI(),
     startFakeSearch(),
     startFakeSite(),
@@ -244,7 +192,7 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 1280, height: 860 }, timezoneId: BROWSER_ZONE });
   await signUpInBrowser(page, signupLink, EMAIL, PASSWORD);
   // Only verified addresses get daily messages: follow the link the signup mailed.
-  const confirm = await mailbox.waitFor(/Confirm your email/);
+  const confirm = await mailbox.waitFor(EMAIL, { subject: /Confirm your email/, timeoutMs: 30_000 });
   const link = confirm.text.match(/https?:\/\/\S+\/auth\/verify-email\/\S+/)?.[0];
   if (!link) throw new Error(`no verification link in: ${confirm.text}`);
   await page.goto(link);
@@ -445,7 +393,7 @@ describe('daily messages', () => {
   });
 
   it('the email arrived with List-Unsubscribe, and its message, chat and pause links work', async () => {
-    const mail = await mailbox.waitFor(/^Your daily message for /);
+    const mail = await mailbox.waitFor(EMAIL, { subject: /^Your daily message for /, timeoutMs: 30_000 });
     expect(mail.text).toContain(weatherLine);
     const links = mail.text.match(/https?:\/\/\S+/g) ?? [];
     const chatUrl = links.find((l) => l === `${app.baseUrl}/chat?dmid=${dailyId}`);
@@ -509,6 +457,6 @@ describe('daily messages', () => {
     expect((await setClock(NEXT_DAY, '07:01')).claimed).toBe(0);
     expect((await dailyRows()).map((r) => r.local_date)).toEqual([DAY]);
     expect(await dailyRow().count()).toBe(1);
-    expect(mailbox.mails.filter((m) => /^Your daily message for /.test(m.subject))).toHaveLength(1);
+    expect(mailbox.messages.filter((m) => /^Your daily message for /.test(m.subject))).toHaveLength(1);
   });
 });

@@ -10,6 +10,26 @@ export interface ReceivedMail {
   text: string;
   html: string;
   links: string[];
+  /** The top-level headers, names lower-cased, folded lines joined (List-Unsubscribe…). */
+  headers: Record<string, string>;
+  /** The message exactly as it arrived. */
+  raw: string;
+}
+
+export interface SmtpOptions {
+  /** Answers a mail with 451 (try again later), as a busy server does, when this says so. */
+  refuse?: (mail: ReceivedMail) => boolean;
+}
+
+/** The top-level headers of a raw message, as RFC 5322 reads them. */
+export function headersOf(raw: string): Record<string, string> {
+  const head = raw.slice(0, Math.max(0, raw.search(/\r?\n\r?\n/)));
+  const headers: Record<string, string> = {};
+  for (const line of head.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return headers;
 }
 
 export interface TestSmtp {
@@ -20,7 +40,7 @@ export interface TestSmtp {
   close(): Promise<void>;
 }
 
-export async function startSmtp(): Promise<TestSmtp> {
+export async function startSmtp(options: SmtpOptions = {}): Promise<TestSmtp> {
   const messages: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -30,9 +50,15 @@ export async function startSmtp(): Promise<TestSmtp> {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        const mail = parseMime(Buffer.concat(chunks).toString('utf8'));
+        const raw = Buffer.concat(chunks).toString('utf8');
         const to = session.envelope.rcptTo.map((r) => r.address).join(',');
-        messages.push({ ...mail, to, links: mail.text.match(/https?:\/\/\S+/g) ?? [] });
+        const parsed = parseMime(raw);
+        const mail = { ...parsed, to, links: parsed.text.match(/https?:\/\/\S+/g) ?? [], headers: headersOf(raw), raw };
+        if (options.refuse?.(mail)) {
+          callback(Object.assign(new Error('Try again later'), { responseCode: 451 }));
+          return;
+        }
+        messages.push(mail);
         callback();
       });
     },

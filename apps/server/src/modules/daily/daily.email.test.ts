@@ -1,8 +1,6 @@
-import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { SMTPServer } from 'smtp-server';
 import { describe, expect, it } from 'vitest';
-import { parseMime } from '../../../../../tests/helpers/mime.ts';
+import { startSmtp } from '../../../../../tests/helpers/smtp.ts';
 import { createMailer } from '../mail/mail.service.ts';
 import { formatDeliveryDate, renderDailyEmail } from './daily.email.ts';
 
@@ -210,44 +208,9 @@ describe('renderDailyEmail: the mail around the message', () => {
   });
 });
 
-/** An SMTP server on 127.0.0.1 that keeps each message exactly as it arrived, headers included. */
-async function startRawSmtp() {
-  const received: string[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        received.push(Buffer.concat(chunks).toString('utf8'));
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** A header's value with folded lines joined, as RFC 5322 reads it. */
-const header = (raw: string, name: string) => {
-  const head = raw.slice(0, raw.search(/\r?\n\r?\n/)).replace(/\r?\n[ \t]+/g, ' ');
-  return head
-    .split(/\r?\n/)
-    .find((line) => line.toLowerCase().startsWith(`${name.toLowerCase()}:`))
-    ?.slice(name.length + 1)
-    .trim();
-};
-
 describe('the daily mail over SMTP', () => {
   it('arrives with a plain-text part, an HTML part and the one-click unsubscribe headers', async () => {
-    const smtp = await startRawSmtp();
+    const smtp = await startSmtp();
     const mailer = createMailer({
       smtpUrl: smtp.url,
       from: 'Daybook <hello@daybook.test>',
@@ -257,12 +220,13 @@ describe('the daily mail over SMTP', () => {
     try {
       const mail = await render('## Good morning\n\nRain at 14:00. [Details](/chat?dmid=5) — ünïcödé ☂');
       await mailer.send({ template: 'dailyMessage', to: 'sam@example.com', ...mail });
-      expect(smtp.received).toHaveLength(1);
-      const raw = smtp.received[0] ?? '';
-      expect(header(raw, 'List-Unsubscribe')).toBe(`<${urls.pauseUrl}>`);
-      expect(header(raw, 'List-Unsubscribe-Post')).toBe('List-Unsubscribe=One-Click');
-      expect(header(raw, 'Content-Type')).toMatch(/^multipart\/alternative/);
-      const parsed = parseMime(raw);
+      expect(smtp.messages).toHaveLength(1);
+      const parsed = smtp.messages[0];
+      if (!parsed) throw new Error('no mail');
+      const headers = parsed.headers;
+      expect(headers['list-unsubscribe']).toBe(`<${urls.pauseUrl}>`);
+      expect(headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
+      expect(headers['content-type']).toMatch(/^multipart\/alternative/);
       expect(parsed.subject).toBe('Your daily message for Tuesday, 24 November');
       expect(parsed.text).toContain('Rain at 14:00. Details (https://daybook.test/chat?dmid=5) — ünïcödé ☂');
       expect(parsed.text).toContain(`Pause daily messages: ${urls.pauseUrl}`);

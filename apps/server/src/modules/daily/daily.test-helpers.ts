@@ -1,9 +1,6 @@
 // Shared by the daily message tests: a clock the test moves, waiting for outcomes in the database
 // with a deadline, and reading the rows the schedule and the generation job leave.
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
-import { parseMime } from '../../../../../tests/helpers/mime.ts';
-import type { ReceivedMail, TestSmtp } from '../../../../../tests/helpers/smtp.ts';
+import { startSmtp, type TestSmtp } from '../../../../../tests/helpers/smtp.ts';
 import type { Query } from '../../db/database.ts';
 import type { Clock } from '../../lib/clock.ts';
 
@@ -108,56 +105,24 @@ export async function claim(query: Query, userId: number, localDate: string): Pr
 }
 
 /** The test SMTP server, able to refuse the daily mail (451) a number of times, as a busy server does. */
-export async function startRefusingSmtp(): Promise<
-  TestSmtp & { refuseDaily(times: number): void; refused: number; raw: string[] }
-> {
-  const messages: ReceivedMail[] = [];
-  /** Each received mail as sent, in the order of `messages` (for its headers). */
-  const raw: string[] = [];
+export async function startRefusingSmtp(): Promise<TestSmtp & { refuseDaily(times: number): void; refused: number }> {
   let refuse = 0;
-  const state = { refused: 0 };
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        const source = Buffer.concat(chunks).toString('utf8');
-        const mail = parseMime(source);
-        if (refuse > 0 && mail.subject.startsWith('Your daily message')) {
-          refuse--;
-          state.refused++;
-          callback(Object.assign(new Error('Try again later'), { responseCode: 451 }));
-          return;
-        }
-        const to = session.envelope.rcptTo.map((r) => r.address).join(',');
-        messages.push({ ...mail, to, links: mail.text.match(/https?:\/\/\S+/g) ?? [] });
-        raw.push(source);
-        callback();
-      });
+  let refused = 0;
+  const smtp = await startSmtp({
+    refuse: (mail) => {
+      if (refuse <= 0 || !mail.subject.startsWith('Your daily message')) return false;
+      refuse--;
+      refused++;
+      return true;
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
   return {
-    url: `smtp://127.0.0.1:${port}`,
-    messages,
-    raw,
-    refuseDaily(times) {
+    ...smtp,
+    refuseDaily(times: number) {
       refuse = times;
     },
     get refused() {
-      return state.refused;
+      return refused;
     },
-    async waitFor(to, { subject, timeoutMs = 10_000, after = 0 } = {}) {
-      return until(
-        `mail to ${to}${subject ? ` matching ${subject}` : ''}`,
-        () => messages.slice(after).find((m) => m.to === to && (!subject || subject.test(m.subject))),
-        timeoutMs,
-      );
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
