@@ -19,6 +19,7 @@ export const DAILY_MESSAGES = {
   locationNotFound: 'We could not find that place. Try a city name, e.g. "Lisbon" or "Austin, Texas".',
   weatherUnavailable: 'The weather service is not reachable right now. Try again in a moment.',
   sendNowLimit: `You can ask for today's message at most ${DAILY_SEND_NOW_PER_DAY} times a day.`,
+  locationLimit: 'Too many place look-ups for now. Try again in an hour.',
 } as const;
 
 /** HH:MM, 24-hour, in the user's time zone. */

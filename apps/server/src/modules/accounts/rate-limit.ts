@@ -24,12 +24,17 @@ export const LIMITS = {
     max: DAILY_SEND_NOW_PER_DAY,
     windowSec: 86_400,
   }),
+  // Each look-up is a request to the weather provider, whose allowance every user's weather shares.
+  geocode: (userId: number): Limit => ({ key: `geocode:user:${userId}`, max: 20, windowSec: 3600 }),
   changePassword: (userId: number): Limit => ({ key: `change_password:user:${userId}`, max: 5, windowSec: 60 }),
   manageEmail: (userId: number): Limit => ({ key: `manage_email:user:${userId}`, max: 10, windowSec: 60 }),
   reauthenticate: (userId: number): Limit => ({ key: `reauthenticate:user:${userId}`, max: 10, windowSec: 60 }),
   confirmEmail: (email: string): Limit => ({ key: `confirm_email:key:${email}`, max: 1, windowSec: 180 }),
   resendVerificationIp: (ip: string): Limit => ({ key: `resend_verification:ip:${ip}`, max: 20, windowSec: 60 }),
 };
+
+/** The longest window of any limit: the clean-up keeps every attempt that still counts. */
+const LONGEST_WINDOW_SEC = Math.max(...Object.values(LIMITS).map((limit) => limit(0 as never).windowSec));
 
 /** A counted attempt (`release` gives it back), or the seconds until one would be allowed. */
 export type Attempt = { allowed: true; hitIds: bigint[] } | { allowed: false; retryAfterSec: number };
@@ -63,9 +68,9 @@ export function createRateLimiter({ repo, clock }: { repo: AccountsRepo; clock: 
     async clear(limit: Limit): Promise<void> {
       await repo.clearHits(limit.key);
     },
-    /** Drops rows older than any window. */
+    /** Drops rows older than any window (send-now's is a day: an hour would reset it hourly). */
     async prune(): Promise<void> {
-      await repo.deleteHitsBefore(new Date(clock.now().getTime() - 3600 * 1000));
+      await repo.deleteHitsBefore(new Date(clock.now().getTime() - LONGEST_WINDOW_SEC * 1000));
     },
   };
 }

@@ -108,8 +108,10 @@ export function createDailyRepo(query: Query) {
         [userId, localDate, now.toISOString()],
       );
       if (claimed) return { row: claimed, claimed: true };
+      // Asked for now: a pause no longer stops the schedule's message if it is not yet in the chat.
       const [existing] = await query<DailyRow>(
-        `SELECT ${COLUMNS} FROM daily_messages WHERE user_id = $1 AND local_date = $2::date`,
+        `UPDATE daily_messages SET trigger = CASE WHEN chat_message_id IS NULL THEN 'now' ELSE trigger END
+         WHERE user_id = $1 AND local_date = $2::date RETURNING ${COLUMNS}`,
         [userId, localDate],
       );
       if (!existing) throw new Error('daily message vanished between claim and read');

@@ -10,7 +10,11 @@ import { escapeHtml } from '../../lib/html.ts';
 import type { DailyService } from './daily.service.ts';
 
 const ZParams = z.object({ id: z.string() });
-const ZPauseQuery = z.object({ token: z.string().max(200).optional() });
+/** The pause link's token; anything else (repeated, too long, not text) is a link that is not valid. */
+const pauseToken = (q: unknown): string => {
+  const token = (q as { token?: unknown } | null)?.token;
+  return typeof token === 'string' && token.length <= 200 ? token : '';
+};
 
 export interface DailyRoutesOptions {
   daily: DailyService;
@@ -63,7 +67,7 @@ export default async function dailyRoutes(app: FastifyInstance, { daily, allowSe
 
   // A GET only asks (mail scanners open links); the button, or the mail client's one-click POST, pauses.
   app.get('/daily-messages/pause/', async (request, reply) => {
-    const { token = '' } = ZPauseQuery.parse(request.query);
+    const token = pauseToken(request.query);
     if (!(await daily.pauseUser(token)))
       return page(
         reply,
@@ -81,7 +85,7 @@ export default async function dailyRoutes(app: FastifyInstance, { daily, allowSe
   });
 
   app.post('/daily-messages/pause/', async (request, reply) => {
-    const { token = '' } = ZPauseQuery.parse(request.query);
+    const token = pauseToken(request.query);
     const userId = await daily.pauseUser(token);
     if (!userId)
       return page(

@@ -28,6 +28,30 @@ export interface Mailer {
 /** An error's text with email addresses blanked (SMTP rejections quote the recipient). */
 const withoutAddresses = (text: string) => text.replace(/[^\s<>"'@]+@[^\s<>"'@]+/g, '<address>');
 
+/**
+ * What callers see of an SMTP failure: its words without addresses, and its codes. Nodemailer's own
+ * error lists the rejected recipients in its fields, and callers log errors and jobs store them.
+ */
+export class MailError extends Error {
+  override name = 'MailError';
+  constructor(
+    message: string,
+    readonly code?: string,
+    readonly responseCode?: number,
+  ) {
+    super(message);
+  }
+}
+
+function mailError(err: unknown): MailError {
+  const e = err as (Error & { code?: unknown; responseCode?: unknown }) | undefined;
+  return new MailError(
+    withoutAddresses(String(e?.message ?? e)),
+    typeof e?.code === 'string' ? e.code : undefined,
+    typeof e?.responseCode === 'number' ? e.responseCode : undefined,
+  );
+}
+
 export function createMailer({
   smtpUrl,
   from,
@@ -46,7 +70,9 @@ export function createMailer({
     const transport = nodemailer.createTransport(smtpUrl);
     return {
       async send({ template, ...message }) {
-        const info = await transport.sendMail({ from, ...message });
+        const info = await transport.sendMail({ from, ...message }).catch((err: unknown) => {
+          throw mailError(err);
+        });
         log.info({ template, messageId: info.messageId }, `mail sent: ${template}`);
       },
       close: () => transport.close(),

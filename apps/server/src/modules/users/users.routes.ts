@@ -11,13 +11,15 @@ export interface UsersRoutesOptions {
    * geocoder cannot be reached. Absent: no weather provider, so a location is stored without coordinates.
    */
   geocode: ((name: string) => Promise<TUserLocation | null>) | null;
+  /** False once the user looked up too many places (each is a request to the weather provider). */
+  allowGeocode?: (userId: number) => Promise<boolean>;
   /** Tells the rest of the server (open chat sockets) about changed settings. */
   onSettingsChanged?: (userId: number, settings: { learnFromChats: boolean; timeZone: string | null }) => void;
 }
 
 export default async function usersRoutes(
   app: FastifyInstance,
-  { accounts, geocode, onSettingsChanged }: UsersRoutesOptions,
+  { accounts, geocode, allowGeocode, onSettingsChanged }: UsersRoutesOptions,
 ) {
   app.get('/api/users/me/', async (request) => accounts.userMe(requireUser(request)));
 
@@ -32,6 +34,8 @@ export default async function usersRoutes(
         throw new AppError('unavailable', DAILY_MESSAGES.weatherUnavailable, {
           location: ['No weather provider is configured on this Daybook (WEATHER_PROVIDER is none).'],
         });
+      if (allowGeocode && !(await allowGeocode(user.id)))
+        throw new AppError('rate_limited', DAILY_MESSAGES.locationLimit, { location: [DAILY_MESSAGES.locationLimit] });
       const found = await geocode(location).catch(() => {
         throw new AppError('unavailable', DAILY_MESSAGES.weatherUnavailable, {
           location: [DAILY_MESSAGES.weatherUnavailable],
