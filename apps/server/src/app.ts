@@ -278,6 +278,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   sessions.onEnded((ended) => hub.endSessions(ended));
   await app.register(usersRoutes, {
     accounts,
+    allowGeocode: (userId) => limiter.consume(LIMITS.geocode(userId)),
     geocode: weather
       ? async (name) => {
           const place = await weather.geocode(name, AbortSignal.timeout(config.weather.timeoutMs));
@@ -381,8 +382,14 @@ function setUpDaily(
     weather: ports.weather,
     calendar: ports.calendar,
     research: ports.research,
+    // One waiting job per message (the queue's `short` policy): the sweeper and a research poll can
+    // ask again without piling up duplicates behind a backlog.
     enqueue: async (id, delaySec) => {
-      await app.jobs.send(DAILY_QUEUE, { id }, delaySec ? { startAfter: delaySec } : {});
+      await app.jobs.send(
+        DAILY_QUEUE,
+        { id },
+        { singletonKey: `daily:${id}`, ...(delaySec ? { startAfter: delaySec } : {}) },
+      );
     },
     posted: (message) => {
       hub.publish(message.userId, 'chat', {
@@ -407,6 +414,7 @@ function setUpDaily(
       retryDelay: 30,
       retryBackoff: true,
       expireInSeconds: 10 * 60,
+      policy: 'short',
       concurrency: config.daily.concurrency,
     },
     (job) => daily.generate(job.data.id, job.signal),

@@ -1,7 +1,7 @@
 // The account API at /_allauth/browser/v1 (django-allauth headless wire format) and the product's
 // account calls under /api/. The server validates requests with these; the web parses responses.
 import { z } from 'zod';
-import { ZAllauthProvider, ZTimeZone } from './calendar.ts';
+import { canonicalZone, ZAllauthProvider, ZTimeZone } from './calendar.ts';
 import { LOCATION_NAME_MAX, ZDailyTime, ZTemperatureUnit, ZUserLocation } from './daily.ts';
 
 export const PASSWORD_MIN_LENGTH = 8;
@@ -125,8 +125,8 @@ export const ZUpdateUserMeRequest = z
     is_daily_message_paused: z.boolean({ error: 'Must be true or false.' }),
     learn_from_chats: z.boolean({ error: 'Must be true or false.' }),
     daily_message_time: ZDailyTime,
-    /** Stored as the canonical IANA name (europe/berlin becomes Europe/Berlin). */
-    time_zone: ZTimeZone.transform((v) => new Intl.DateTimeFormat('en', { timeZone: v }).resolvedOptions().timeZone),
+    /** Stored with the runtime's case (europe/berlin becomes Europe/Berlin); see canonicalZone. */
+    time_zone: ZTimeZone.transform(canonicalZone),
     /** A place name, geocoded when saved; null or blank clears it. */
     location: z
       .string({ error: 'Must be a place name or null.' })

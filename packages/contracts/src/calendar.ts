@@ -54,6 +54,16 @@ export const ZTimeZone = z
     }
   }, 'must be an IANA time zone, e.g. Europe/Berlin');
 
+/**
+ * A valid time zone as stored: the runtime's spelling when only the case differs (europe/berlin →
+ * Europe/Berlin), else as given, so a current name (Asia/Kolkata, Europe/Kyiv) is not turned into
+ * the legacy one ICU prefers and still matches what browsers report.
+ */
+export function canonicalZone(zone: string): string {
+  const resolved = new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
+  return resolved.toLowerCase() === zone.toLowerCase() ? resolved : zone;
+}
+
 /** GET /api/calendar/events/?date=YYYY-MM-DD[&tz=Area/City]: tz defaults to the user's, then UTC. */
 export const ZCalendarEventsQuery = z.object({ date: ZLocalDate, tz: ZTimeZone.optional() });
 export type TCalendarEventsQuery = z.infer<typeof ZCalendarEventsQuery>;

@@ -3,6 +3,7 @@
 // the day's events and short researches, has the model write it (or fills a template), posts it to
 // the chat and emails it. Every step is recorded on the row, so a retry repeats none of them.
 import {
+  canonicalZone,
   DAILY_MESSAGES,
   DAILY_RESEARCH_MAX,
   type TCalendarDay,
@@ -584,7 +585,8 @@ export function createDailyService(deps: DailyDeps) {
         }
       }
       if (!found.city) found.city = facts.find((f) => f.memoryType === 'location')?.data;
-      const timeZone = found.time_zone && knownZone(found.time_zone) === found.time_zone ? found.time_zone : undefined;
+      const timeZone =
+        found.time_zone && knownZone(found.time_zone) === found.time_zone ? canonicalZone(found.time_zone) : undefined;
       const time = found.delivery_time?.match(/^(\d{1,2}):([0-5]\d)$/);
       const dailyMessageTime =
         time && Number(time[1]) < 24 ? `${String(Number(time[1])).padStart(2, '0')}:${time[2]}` : undefined;

@@ -24,6 +24,18 @@ describe('/api/users/me/', () => {
     });
   });
 
+  it('PATCH stores a time zone with its proper case, and keeps current names browsers report', async () => {
+    const { browser } = await signedInUser(t);
+    const lower = await browser.patch('/api/users/me/', { time_zone: 'europe/berlin' });
+    expect(lower.statusCode).toBe(200);
+    expect(lower.json().time_zone).toBe('Europe/Berlin');
+    // ICU prefers the legacy Asia/Calcutta; the browser says Asia/Kolkata, and so must the setting.
+    expect((await browser.patch('/api/users/me/', { time_zone: 'Asia/Kolkata' })).json().time_zone).toBe(
+      'Asia/Kolkata',
+    );
+    expect((await browser.patch('/api/users/me/', { time_zone: 'Mars/Olympus' })).statusCode).toBe(400);
+  });
+
   it('PATCH changes is_daily_message_paused and returns the user', async () => {
     const { browser } = await signedInUser(t);
     const res = await browser.patch('/api/users/me/', { is_daily_message_paused: true });

@@ -1,4 +1,5 @@
 // Time zones as this browser knows them: the device's own, the list to pick from, and their canonical names.
+import { canonicalZone } from '@daybook/contracts';
 
 /** The device's IANA time zone, or null when the engine does not say. */
 export function browserTimeZone(): string | null {
@@ -9,13 +10,13 @@ export function browserTimeZone(): string | null {
   }
 }
 
-/** The spelling the server stores (europe/berlin -> Europe/Berlin), or null for a zone this engine does not know. */
+/** The spelling the server stores (europe/berlin -> Europe/Berlin; Asia/Kolkata stays), or null for a zone this engine does not know. */
 export function canonicalTimeZone(name: string): string | null {
   const zone = name.trim();
   // The server takes at most 64 characters.
   if (!zone || zone.length > 64) return null;
   try {
-    return new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
+    return canonicalZone(zone);
   } catch {
     return null;
   }
