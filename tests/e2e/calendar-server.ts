@@ -1,8 +1,6 @@
 // Test-only entry point: apps/server/src/server.ts with the calendar providers' endpoints pointed at
 // the local fakes. The product reads no endpoints from the environment; only this file does, for e2e.
-import { buildApp } from '../../apps/server/src/app.ts';
-import { restrictNewFiles } from '../../apps/server/src/lib/private-files.ts';
-import { closeOnSignals, configOrExit } from '../../apps/server/src/lib/process.ts';
+import { serve } from '../../apps/server/src/lib/process.ts';
 import type { OAuthEndpoints, OAuthProviderId } from '../../apps/server/src/modules/calendar/calendar.types.ts';
 
 type Endpoints = Partial<Record<OAuthProviderId, OAuthEndpoints>>;
@@ -24,28 +22,4 @@ function endpointsOrExit(): Endpoints {
   }
 }
 
-async function main() {
-  restrictNewFiles();
-  const config = configOrExit();
-  const endpoints = endpointsOrExit();
-
-  const app = await buildApp(config, { calendar: { endpoints } }).catch((err: Error) => {
-    console.error(`Daybook could not start: ${err.message}`);
-    process.exit(1);
-  });
-
-  closeOnSignals(app);
-
-  try {
-    await app.listen({ host: config.host, port: config.port });
-    app.log.info(`Daybook (calendar e2e) is ready at ${config.publicUrl}`);
-    const first = await app.accounts.bootstrapInvite();
-    if (first) app.log.warn(`No accounts yet. First invite link: ${first.signup_url}`);
-  } catch (err) {
-    app.log.error({ err }, 'could not listen');
-    await app.close();
-    process.exit(1);
-  }
-}
-
-void main();
+void serve({ deps: { calendar: { endpoints: endpointsOrExit() } }, name: 'Daybook (calendar e2e)' });

@@ -1,7 +1,9 @@
-// What the server and the worker entry points share: reading the settings, and closing the app
-// gracefully on SIGTERM or SIGINT.
+// What the server and the worker entry points share: reading the settings, closing the app
+// gracefully on SIGTERM or SIGINT, and serving it.
 import type { FastifyInstance } from 'fastify';
+import { type AppDeps, buildApp } from '../app.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
+import { restrictNewFiles } from './private-files.ts';
 
 /** The settings, or the process ends with a message naming each bad variable. */
 export function configOrExit(): Config {
@@ -39,4 +41,37 @@ export function closeOnSignals(app: FastifyInstance) {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/**
+ * Builds the app, listens, and hands the operator the first invite of a new installation; the
+ * process ends if it cannot. `setUp` adds to the app before it listens (test-only entry points).
+ */
+export async function serve(
+  options: { deps?: AppDeps; name?: string; setUp?: (app: FastifyInstance, config: Config) => void } = {},
+): Promise<FastifyInstance> {
+  restrictNewFiles();
+  const config = configOrExit();
+  const app = await buildApp(config, options.deps).catch((err: Error) => {
+    console.error(`Daybook could not start: ${err.message}`);
+    process.exit(1);
+  });
+  options.setUp?.(app, config);
+  closeOnSignals(app);
+  try {
+    await app.listen({ host: config.host, port: config.port });
+    app.log.info(`${options.name ?? 'Daybook'} is ready at ${config.publicUrl}`);
+    // A new installation has no users and no way in: hand the operator the first invite.
+    const first = await app.accounts.bootstrapInvite();
+    if (first) {
+      app.log.warn(
+        `No accounts yet. Create the first one with this invite link (one use, valid 7 days): ${first.signup_url}`,
+      );
+    }
+  } catch (err) {
+    app.log.error({ err }, 'could not listen');
+    await app.close();
+    process.exit(1);
+  }
+  return app;
 }

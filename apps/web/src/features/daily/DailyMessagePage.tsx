@@ -3,11 +3,10 @@
 import { DAILY_MESSAGES, type TDailyMessage, type TResearch } from '@daybook/contracts';
 import { useEffect, useId, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { Banner } from '../../components/Banner.tsx';
-import { Loading } from '../../components/Loading.tsx';
 import { Markdown } from '../../components/Markdown.tsx';
 import { ResearchReportView } from '../research/ResearchReportView.tsx';
 import { formatDate, headingShift, reportTitle, researchContent } from '../research/report.ts';
+import { BackToResources, DetailStatus } from '../resources/DetailStatus.tsx';
 import { formatDeliveryDate } from '../resources/format.ts';
 import { askInChatPath, getDailyMessage, isNotFound, parseDailyMessageId } from './message-api.ts';
 
@@ -57,11 +56,7 @@ function DailyMessageDetail({ id }: { id: number | null }) {
   return (
     <div className="container page research-page daily-page">
       {/* Not found has its own, bigger way back. */}
-      {load.state !== 'not-found' && (
-        <Link to="/resources" className="back-link">
-          <span aria-hidden="true">←</span> Back to resources
-        </Link>
-      )}
+      <BackToResources state={load.state} />
       <header className="page-header research-header">
         <div className="research-heading">
           <h1 className="page-title">Daily Message</h1>
@@ -84,34 +79,18 @@ function DailyMessageDetail({ id }: { id: number | null }) {
         )}
       </header>
 
-      {load.state === 'loading' && <Loading label="Loading the daily message..." />}
-      {load.state === 'error' && (
-        <Banner
-          action={
-            <button
-              type="button"
-              className="btn btn-secondary btn-sm"
-              onClick={() => {
-                setLoad({ state: 'loading' });
-                setAttempt((n) => n + 1);
-              }}
-            >
-              Try again
-            </button>
-          }
-        >
-          {DAILY_LOAD_FAILED}
-        </Banner>
-      )}
-      {load.state === 'not-found' && (
-        <div className="card research-state">
-          <h2 className="research-state-title">{DAILY_NOT_FOUND}</h2>
-          <p className="muted">The link may be wrong, or the message belongs to another account.</p>
-          <Link to="/resources" className="btn btn-primary">
-            Back to resources
-          </Link>
-        </div>
-      )}
+      <DetailStatus
+        state={load.state}
+        loadingLabel="Loading the daily message..."
+        failed={DAILY_LOAD_FAILED}
+        retryLabel="Try again"
+        onRetry={() => {
+          setLoad({ state: 'loading' });
+          setAttempt((n) => n + 1);
+        }}
+        notFound={DAILY_NOT_FOUND}
+        notFoundHint="The link may be wrong, or the message belongs to another account."
+      />
       {message && <DailyMessageBody message={message} />}
     </div>
   );

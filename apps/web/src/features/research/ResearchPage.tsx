@@ -3,9 +3,8 @@
 import type { TResearch } from '@daybook/contracts';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { Banner } from '../../components/Banner.tsx';
-import { Loading } from '../../components/Loading.tsx';
 import { ApiError } from '../../lib/api.ts';
+import { BackToResources, DetailStatus } from '../resources/DetailStatus.tsx';
 import { getResearch } from './api.ts';
 import { ResearchReportView } from './ResearchReportView.tsx';
 import { formatDate, reportMarkdown, reportTitle, researchContent } from './report.ts';
@@ -87,12 +86,7 @@ function ResearchDetail({ id, pollMs }: { id: number | null; pollMs: number }) {
 
   return (
     <div className="container page research-page">
-      {/* Not found has its own, bigger way back. */}
-      {load.state !== 'not-found' && (
-        <Link to="/resources" className="back-link">
-          <span aria-hidden="true">←</span> Back to resources
-        </Link>
-      )}
+      <BackToResources state={load.state} />
       <header className="page-header research-header">
         <div className="research-heading">
           <h1 className="page-title">Web Research Report</h1>
@@ -108,34 +102,18 @@ function ResearchDetail({ id, pollMs }: { id: number | null; pollMs: number }) {
         {research?.status === 'done' && <CopyButton research={research} />}
       </header>
 
-      {load.state === 'loading' && <Loading label="Loading the report..." />}
-      {load.state === 'error' && (
-        <Banner
-          action={
-            <button
-              type="button"
-              className="btn btn-secondary btn-sm"
-              onClick={() => {
-                setLoad({ state: 'loading' });
-                setAttempt((n) => n + 1);
-              }}
-            >
-              Retry
-            </button>
-          }
-        >
-          {RESEARCH_LOAD_FAILED}
-        </Banner>
-      )}
-      {load.state === 'not-found' && (
-        <div className="card research-state">
-          <h2 className="research-state-title">{RESEARCH_NOT_FOUND}</h2>
-          <p className="muted">The link may be wrong, or the report belongs to another account.</p>
-          <Link to="/resources" className="btn btn-primary">
-            Back to resources
-          </Link>
-        </div>
-      )}
+      <DetailStatus
+        state={load.state}
+        loadingLabel="Loading the report..."
+        failed={RESEARCH_LOAD_FAILED}
+        retryLabel="Retry"
+        onRetry={() => {
+          setLoad({ state: 'loading' });
+          setAttempt((n) => n + 1);
+        }}
+        notFound={RESEARCH_NOT_FOUND}
+        notFoundHint="The link may be wrong, or the report belongs to another account."
+      />
       {research && <ResearchBody research={research} />}
     </div>
   );
