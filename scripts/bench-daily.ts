@@ -12,7 +12,8 @@
 // Prints PASS/MISS against the targets, and where the CPU went. The model, Open-Meteo and SMTP are
 // fakes in a low-priority thread here (bench-daily-fakes.ts). Run with
 // `DATABASE_URL=postgres://... npm run bench`; BENCH_DAILY_USERS=300 for a quick look. Experiments:
-// BENCH_DAILY_CONCURRENCY, BENCH_DAILY_NICE=10 (workers at lower CPU priority), BENCH_DAILY_EMAIL=0,
+// BENCH_DAILY_CONCURRENCY, BENCH_DAILY_NICE (extra `nice` for the workers, which already lower
+// their own priority to 10), BENCH_DAILY_EMAIL=0,
 // BENCH_DAILY_PROFILE=1 (the database's busiest statements), BENCH_WORKER_FLAGS="--cpu-prof ...".
 
 import { type ChildProcess, fork } from 'node:child_process';

@@ -391,6 +391,11 @@ function setUpDaily(
         { singletonKey: `daily:${id}`, ...(delaySec ? { startAfter: delaySec } : {}) },
       );
     },
+    enqueueMany: (ids) =>
+      app.jobs.sendMany(
+        DAILY_QUEUE,
+        ids.map((id) => ({ data: { id }, singletonKey: `daily:${id}` })),
+      ),
     posted: (message) => {
       hub.publish(message.userId, 'chat', {
         author_type: 'system',

@@ -107,6 +107,7 @@ function dailyService(over: Omit<Partial<DailyDeps>, 'repo'> & { repo?: Partial<
     calendar: { eventsForDay: async (_u, date, tz) => ({ date, time_zone: tz ?? 'UTC', events: [], problems: [] }) },
     research: { unavailable: () => 'off', request: async () => ({ refused: 'off' }), get: async () => null },
     enqueue: async () => {},
+    enqueueMany: async () => {},
     posted: () => {},
     mailer: {
       send: async ({ template: _template, ...message }) => {

@@ -223,6 +223,9 @@ describe('two schedulers on one database', () => {
           enqueue: async (id) => {
             sent.push(id);
           },
+          enqueueMany: async (ids) => {
+            sent.push(...ids);
+          },
           posted: () => {},
           mailer: { send: async () => {}, close: () => {} },
           signer: createSigner('test'),

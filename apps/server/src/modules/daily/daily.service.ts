@@ -65,6 +65,8 @@ export interface DailyDeps {
   research: DailyResearchPort;
   /** Sends the generation job of message `id` (after `delaySec`). */
   enqueue(id: number, delaySec?: number): Promise<void>;
+  /** Sends the generation jobs of many messages at once (a tick's batch). */
+  enqueueMany(ids: number[]): Promise<void>;
   /** The message reached the chat: every open tab hears of it. */
   posted(message: ChatMessageRow): void;
   mailer: Mailer;
@@ -95,6 +97,7 @@ export function zoneNow(tz: string, now: Date): ZoneNow {
 /** A time zone the runtime knows, else UTC (a stored zone the runtime dropped must not stop the tick). */
 export function knownZone(tz: string | null): string {
   if (!tz) return 'UTC';
+  if (formatters.has(tz)) return tz;
   try {
     new Intl.DateTimeFormat('en', { timeZone: tz });
     return tz;
@@ -104,10 +107,9 @@ export function knownZone(tz: string | null): string {
 }
 
 /** "Tuesday 24 November" for a YYYY-MM-DD. */
+const dayFormat = new Intl.DateTimeFormat('en-GB', { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' });
 export function dayWords(date: string): string {
-  return new Intl.DateTimeFormat('en-GB', { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' }).format(
-    new Date(`${date}T12:00:00Z`),
-  );
+  return dayFormat.format(new Date(`${date}T12:00:00Z`));
 }
 
 const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -324,8 +326,9 @@ export function createDailyService(deps: DailyDeps) {
 
   /** Asks once for up to DAILY_RESEARCH_MAX researches on the user's interests, rotating through them. */
   async function requestResearch(row: DailyRow, notes: Record<string, string>) {
-    if (!(await repo.markResearchRequested(row.id, clock.now()))) return;
+    // No research on this Daybook: nothing to mark (one statement less per message).
     if (deps.research.unavailable()) return;
+    if (!(await repo.markResearchRequested(row.id, clock.now()))) return;
     const interests = await repo.interests(row.userId);
     if (!interests.length) return;
     const count = Math.min(DAILY_RESEARCH_MAX, interests.length);
@@ -470,11 +473,10 @@ export function createDailyService(deps: DailyDeps) {
       for (;;) {
         const batch = await repo.claimDue(zones, now, CLAIM_BATCH);
         claimed += batch.length;
-        await Promise.all(
-          batch.map((b) =>
-            deps.enqueue(b.id).catch((err) => log.warn({ err }, 'daily message: could not send its job')),
-          ),
-        );
+        // A batch whose jobs could not be sent is picked up by the sweeper.
+        await deps
+          .enqueueMany(batch.map((b) => b.id))
+          .catch((err) => log.warn({ err }, 'daily messages: could not send their jobs'));
         if (batch.length < CLAIM_BATCH) break;
       }
       if (claimed) log.info({ claimed }, 'daily messages claimed');

@@ -104,7 +104,7 @@ export interface JobsDeps {
   pollingIntervalSeconds?: number;
   /** How often runs whose process died are found (expired) and old jobs archived (default 60). */
   maintenanceIntervalSeconds?: number;
-  /** How often schedules are checked (default 30) and their jobs sent (default 5). */
+  /** How often schedules are checked (default 10) and their jobs sent (default 2). */
   cronIntervalSeconds?: number;
   /** How long stop() lets handlers finish after aborting their signals (default 2000). */
   stopGraceMs?: number;
@@ -211,9 +211,10 @@ export function createJobs(deps: JobsDeps) {
     supervise: runWorkers,
     schedule: runWorkers,
     maintenanceIntervalSeconds: deps.maintenanceIntervalSeconds ?? 60,
-    ...(deps.cronIntervalSeconds
-      ? { cronMonitorIntervalSeconds: deps.cronIntervalSeconds, cronWorkerIntervalSeconds: deps.cronIntervalSeconds }
-      : {}),
+    // pg-boss's defaults (30 s, 5 s) fire a minute's schedule up to ~45 s late (measured by the
+    // daily bench); these bring it under ~14 s for two cheap queries every 10 and 2 s.
+    cronMonitorIntervalSeconds: deps.cronIntervalSeconds ?? 10,
+    cronWorkerIntervalSeconds: deps.cronIntervalSeconds ?? 2,
   });
   boss.on('error', (err) => log.warn({ err }, 'job queue error'));
 
@@ -481,6 +482,25 @@ export function createJobs(deps: JobsDeps) {
       const id = await boss.send(name, data as object, sendOptions);
       if (id) waker(name).wake();
       return id;
+    },
+
+    /**
+     * Sends many jobs to the queue `name` in one statement (a schedule's fan-out): far fewer round
+     * trips than a send each. Jobs the queue's policy refuses are left out. Not inside a transaction.
+     */
+    async sendMany<T>(name: string, jobs: Array<{ data: T; singletonKey?: string }>): Promise<void> {
+      assertStarted('sendMany');
+      assertNotInTransaction('sendMany');
+      queue(name);
+      if (!jobs.length) return;
+      await boss.insert(
+        jobs.map((j) => ({
+          name,
+          data: j.data as object,
+          ...(j.singletonKey !== undefined ? { singletonKey: j.singletonKey } : {}),
+        })),
+      );
+      waker(name).wake();
     },
 
     /**
