@@ -32,7 +32,7 @@ import { loadDraft, saveDraft } from '../../lib/drafts.ts';
 import { invalidateSession } from '../auth/allauth.ts';
 import { getMe } from '../auth/api.ts';
 import { useAuth } from '../auth/auth-context.tsx';
-import { getDailyMessage, isNotFound, parseDailyMessageId } from '../daily/message-api.ts';
+import { getDailyMessage, isNotFound, parseDailyMessageId } from '../daily/api.ts';
 import { type ChatChannel, fetchOlderMessages } from './api.ts';
 import { ChatMessage } from './ChatMessage.tsx';
 import { type ChatItem, chatReducer, initialChatState, isPending, oldestId } from './chat.state.ts';

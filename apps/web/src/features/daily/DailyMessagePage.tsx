@@ -8,7 +8,7 @@ import { ResearchReportView } from '../research/ResearchReportView.tsx';
 import { formatDate, headingShift, reportTitle, researchContent } from '../research/report.ts';
 import { BackToResources, DetailStatus } from '../resources/DetailStatus.tsx';
 import { formatDeliveryDate } from '../resources/format.ts';
-import { askInChatPath, getDailyMessage, isNotFound, parseDailyMessageId } from './message-api.ts';
+import { askInChatPath, getDailyMessage, isNotFound, parseDailyMessageId } from './api.ts';
 
 export const DAILY_NOT_FOUND = DAILY_MESSAGES.notFound;
 export const DAILY_LOAD_FAILED = DAILY_MESSAGES.loadFailed;

@@ -1,9 +1,30 @@
-// The daily message calls: "Send today's message now", and the browser's time zone for accounts without one.
-// The settings themselves are PATCH /api/users/me/ (auth/api.ts).
-import { type TUserMe, ZSendNowResponse } from '@daybook/contracts';
-import { apiRequest } from '../../lib/api.ts';
+// The daily message calls: one message (GET /api/daily-messages/{id}/, owner only; 404 for anyone
+// else's), "Send today's message now", and the browser's time zone for accounts without one. The
+// settings themselves are PATCH /api/users/me/ (auth/api.ts).
+import { type TUserMe, ZDailyMessage, ZSendNowResponse } from '@daybook/contracts';
+import { ApiError, apiRequest } from '../../lib/api.ts';
 import { updateMe } from '../auth/api.ts';
 import { browserTimeZone } from './time-zones.ts';
+
+export const dailyMessagePath = (id: number) => `/api/daily-messages/${id}/`;
+export const dailyMessagePagePath = (id: number) => `/resources/daily-message/${id}`;
+export const askInChatPath = (id: number) => `/chat?dmid=${id}`;
+
+/** Largest id the database holds (a PostgreSQL integer). */
+const ID_MAX = 2_147_483_647;
+
+/** Only positive whole numbers name a daily message; anything else is not found without asking. */
+export function parseDailyMessageId(raw: string | null | undefined): number | null {
+  if (!raw || !/^\d{1,10}$/.test(raw)) return null;
+  const id = Number(raw);
+  return id > 0 && id <= ID_MAX ? id : null;
+}
+
+export const getDailyMessage = (id: number, signal?: AbortSignal) =>
+  apiRequest(dailyMessagePath(id), ZDailyMessage, { signal });
+
+/** 404 (unknown, or another user's) and 400 (an id the server refuses to read) both mean: no such message. */
+export const isNotFound = (err: unknown) => err instanceof ApiError && (err.status === 404 || err.status === 400);
 
 export const SEND_NOW_PATH = '/api/daily-messages/send-now/';
 
