@@ -6,6 +6,7 @@ import { ChangePasswordPage } from '../features/auth/ChangePasswordPage.tsx';
 import { ForgotPasswordPage } from '../features/auth/ForgotPasswordPage.tsx';
 import { LoginAlias } from '../features/auth/LoginAlias.tsx';
 import { LoginPage } from '../features/auth/LoginPage.tsx';
+import { ProfilePage } from '../features/auth/ProfilePage.tsx';
 import { ResendVerificationPage } from '../features/auth/ResendVerificationPage.tsx';
 import { ResetPasswordPage } from '../features/auth/ResetPasswordPage.tsx';
 import { SignupPage } from '../features/auth/SignupPage.tsx';
@@ -36,8 +37,6 @@ const ResearchPage = lazy(() =>
 const DailyMessagePage = lazy(() =>
   import('../features/daily/DailyMessagePage.tsx').then((m) => ({ default: m.DailyMessagePage })),
 );
-// The profile page (settings, the time zone list) is visited now and then, not on the first screen.
-const ProfilePage = lazy(() => import('../features/auth/ProfilePage.tsx').then((m) => ({ default: m.ProfilePage })));
 const later = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Suspense>;
 
 const signedIn = (node: ReactNode) => <RouteGuard requireAuth>{node}</RouteGuard>;
@@ -59,7 +58,7 @@ export const routes: RouteObject[] = [
       { path: '/auth/reset-password/:key', element: anonymous(<ResetPasswordPage />) },
       { path: '/auth/change-password', element: signedIn(<ChangePasswordPage />) },
       { path: '/login', element: <LoginAlias /> },
-      { path: '/profile', element: signedIn(later(<ProfilePage />)) },
+      { path: '/profile', element: signedIn(<ProfilePage />) },
       { path: '/chat', element: signedIn(later(<ChatScreen />)) },
       { path: '/guest-tour', element: later(<GuestTourScreen />) },
       { path: '/demo-tour', element: signedIn(later(<DemoTourScreen />)) },
