@@ -6,7 +6,21 @@ const target = process.env.DAYBOOK_SERVER_URL ?? 'http://127.0.0.1:3000';
 
 export default defineConfig({
   plugins: [react()],
-  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    sourcemap: true,
+    rolldownOptions: {
+      output: {
+        // zod and the setup that turns its eval probe off (src/zod-setup.ts) share a chunk, so the
+        // setup runs before any chunk that builds schemas (the contracts, shared by lazy pages):
+        // otherwise the probe runs first and the CSP reports it on every page.
+        codeSplitting: {
+          groups: [{ name: 'zod', test: /[\\/]node_modules[\\/]zod[\\/]|[\\/]src[\\/]zod-setup\.ts$/, priority: 10 }],
+        },
+      },
+    },
+  },
   server: {
     port: 5173,
     proxy: {
