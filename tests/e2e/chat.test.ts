@@ -137,7 +137,7 @@ describe('chat', () => {
   it('sends a message and shows the streamed answer', async () => {
     await openChat(page);
     await send('How should I spend my Sunday?');
-    await page.getByText('How should I spend my Sunday?').waitFor();
+    await page.getByText('How should I spend my Sunday?', { exact: true }).waitFor();
     await page.getByText('Here is what I think about').waitFor();
     await page.locator('strong', { hasText: 'plan' }).waitFor();
     await screenshot(page, 'chat');
