@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure what the test suite needs is on this machine: a running PostgreSQL (when one is
-# installed) and Chromium for the end-to-end tests. Safe to run again: it only acts when needed.
+# installed), Redis, and Chromium for the end-to-end tests. Safe to run again: it only acts when needed.
 set -uo pipefail
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo -n "$@"; else return 1; fi; }
@@ -13,6 +13,23 @@ if [ -z "${TEST_DATABASE_URL:-}" ] && command -v pg_ctlcluster >/dev/null 2>&1; 
       as_root pg_ctlcluster --skip-systemctl-redirect "$version" main start || true
     done
     for _ in $(seq 1 30); do (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null && break; sleep 1; done
+  fi
+fi
+
+# Redis for the realtime bus's Redis carrier: start it (installing it from apt if needed).
+if [ -z "${TEST_REDIS_URL:-}" ] && ! (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then
+  if ! command -v redis-server >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    echo "[test-env] installing redis-server from apt"
+    as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+  fi
+  if command -v redis-server >/dev/null 2>&1; then
+    echo "[test-env] starting Redis"
+    redis-server --port 6379 --bind 127.0.0.1 --save '' --appendonly no --daemonize yes >/dev/null
+    for _ in $(seq 1 30); do (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null && break; sleep 0.2; done
+  fi
+  if ! (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then
+    echo "[test-env] Redis is not running on 127.0.0.1:6379 and could not be started; set TEST_REDIS_URL." >&2
+    exit 1
   fi
 fi
 

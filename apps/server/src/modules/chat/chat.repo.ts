@@ -3,8 +3,10 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 
 export type ChatMessageRow = Omit<
   Awaited<ReturnType<PrismaClient['chatMessage']['findUniqueOrThrow']>>,
-  'answerPendingAt'
+  'answerPendingAt' | 'clientId'
 >;
+/** A human message whose client id was already stored (a resend, maybe through another instance): the stored one. */
+export type Stored<T> = T & { duplicate?: boolean };
 export type Channel = 'chat' | 'onboarding';
 
 // Every chat turn runs these, so they go straight to the driver (see Database.query).
@@ -16,6 +18,15 @@ const NOW = `(now() AT TIME ZONE 'UTC')`;
 type JsonMessage = Omit<ChatMessageRow, 'createdAt'> & { createdAt: string };
 
 export function createChatRepo(prisma: PrismaClient, query: Query) {
+  /** The message a tab sent with this client id (the unique index guarantees at most one). */
+  async function byClientId(userId: number, clientId: string): Promise<ChatMessageRow> {
+    const [row] = await query<ChatMessageRow>(
+      `SELECT ${COLUMNS} FROM chat_messages WHERE user_id = $1 AND client_id = $2`,
+      [userId, clientId],
+    );
+    if (!row) throw new Error('no message with that client id');
+    return row;
+  }
   return {
     /**
      * Stores a message. A human message waits for its answer (answer_pending_at); an answer names
@@ -29,13 +40,15 @@ export function createChatRepo(prisma: PrismaClient, query: Query) {
       rawText: string;
       url?: string | null;
       replyToId?: number | null;
-    }): Promise<ChatMessageRow> {
+      clientId?: string | null;
+    }): Promise<Stored<ChatMessageRow>> {
       const [row] = await query<ChatMessageRow>(
         `WITH answered AS (
            UPDATE chat_messages SET answer_pending_at = NULL WHERE id = $7 AND user_id = $1 RETURNING id
          )
-         INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, url, reply_to_id, answer_pending_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $3 = 'human' THEN ${NOW} END) RETURNING ${COLUMNS}`,
+         INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, url, reply_to_id, answer_pending_at, client_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $3 = 'human' THEN ${NOW} END, $8)
+         ON CONFLICT (user_id, client_id) DO NOTHING RETURNING ${COLUMNS}`,
         [
           data.userId,
           data.channel,
@@ -44,11 +57,14 @@ export function createChatRepo(prisma: PrismaClient, query: Query) {
           data.rawText,
           data.url ?? null,
           data.replyToId ?? null,
+          data.clientId ?? null,
         ],
       );
-      if (!row) throw new Error('insert returned no row');
-      return row;
+      if (row) return row;
+      if (data.clientId) return { ...(await byClientId(data.userId, data.clientId)), duplicate: true };
+      throw new Error('insert returned no row');
     },
+    byClientId,
     /**
      * A chat turn's first round trip: stores the human message and, in the same statement, reads the
      * `limit` messages before it and runs `extra`, another repo's query (e.g. the memories the reply
@@ -56,16 +72,29 @@ export function createChatRepo(prisma: PrismaClient, query: Query) {
      * messages (oldest first) and `extra`'s rows as JSON objects.
      */
     async startTurn(
-      data: { userId: number; channel: Channel; rawText: string },
+      data: { userId: number; channel: Channel; rawText: string; clientId?: string | null },
       limit: number,
       extra: (first: number) => { sql: string; params: unknown[] },
-    ): Promise<{ human: ChatMessageRow; before: ChatMessageRow[]; extra: Array<Record<string, unknown>> }> {
-      const params: unknown[] = [data.userId, data.channel, 'human', 'message', data.rawText, limit];
+    ): Promise<{
+      human: Stored<ChatMessageRow>;
+      before: ChatMessageRow[];
+      extra: Array<Record<string, unknown>>;
+    }> {
+      const params: unknown[] = [
+        data.userId,
+        data.channel,
+        'human',
+        'message',
+        data.rawText,
+        limit,
+        data.clientId ?? null,
+      ];
       const inner = extra(params.length + 1);
       const [row] = await query<Record<string, unknown>>(
         `WITH human AS (
-           INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, url, answer_pending_at)
-           VALUES ($1, $2, $3, $4, $5, NULL, ${NOW}) RETURNING ${COLUMNS}
+           INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, url, answer_pending_at, client_id)
+           VALUES ($1, $2, $3, $4, $5, NULL, ${NOW}, $7)
+           ON CONFLICT (user_id, client_id) DO NOTHING RETURNING ${COLUMNS}
          )
          SELECT human.*,
            (SELECT json_agg(m) FROM (SELECT ${COLUMNS} FROM chat_messages
@@ -74,6 +103,10 @@ export function createChatRepo(prisma: PrismaClient, query: Query) {
          FROM human`,
         [...params, ...inner.params],
       );
+      if (!row && data.clientId) {
+        const human = await byClientId(data.userId, data.clientId);
+        return { human: { ...human, duplicate: true }, before: [], extra: [] };
+      }
       if (!row) throw new Error('insert returned no row');
       const {
         before,

@@ -144,6 +144,13 @@ export function presentMessage(row: ChatMessageRow, extra: Partial<TChatMessage>
   };
 }
 
+/** A resent human message (its client id is stored already): nothing more to do than echo it. */
+class AlreadyStored extends Error {
+  constructor(readonly stored: ChatMessageRow) {
+    super('message already stored');
+  }
+}
+
 export function createChatService(deps: {
   repo: ChatRepo;
   hub: ChatHub;
@@ -199,8 +206,9 @@ export function createChatService(deps: {
 
   // Client ids of recent messages, per user, with the stored message (null while it is being
   // stored): a message resent after a reconnect (its echo never arrived) is stored once, and the
-  // resending tab gets the echo. Bounded per user; a restart forgets them, and by then the first
-  // copy is either stored (and in the history the client matches against) or lost.
+  // resending tab gets the echo. Bounded per user. This is the fast path for a resend to the same
+  // instance; the unique (user_id, client_id) index catches one that reaches another instance or
+  // comes after a restart.
   const recentClientIds = new Map<number, Map<string, TChatMessage | null>>();
   const clientIdsOf = (userId: number) => {
     const seen = recentClientIds.get(userId) ?? new Map<string, TChatMessage | null>();
@@ -297,8 +305,19 @@ export function createChatService(deps: {
     user: ChatUser,
     channel: Channel,
     text: string,
+    clientId?: string,
   ): Promise<{ human: ChatMessageRow; context: TurnContext | null }> {
-    return { human: await say(user.id, channel, 'human', 'message', text), context: null };
+    const human = await repo.create({
+      userId: user.id,
+      channel,
+      authorType: 'human',
+      messageType: 'message',
+      rawText: text,
+      clientId,
+    });
+    if (human.duplicate) throw new AlreadyStored(human);
+    hub.publish(user.id, channel, presentMessage(human));
+    return { human, context: null };
   }
 
   /** The context of a message that waited: the conversation as it is now, answers given meanwhile included. */
@@ -318,14 +337,18 @@ export function createChatService(deps: {
     user: ChatUser,
     channel: Channel,
     text: string,
+    clientId?: string,
   ): Promise<{ human: ChatMessageRow; context: TurnContext }> {
     if (!llm || (channel === 'onboarding' && STOP_WORDS.test(text))) {
-      const human = await say(user.id, channel, 'human', 'message', text);
+      const { human } = await storeWaiting(user, channel, text, clientId);
       return { human, context: { conversation: [human], selection: emptySelection() } };
     }
-    const turn = await repo.startTurn({ userId: user.id, channel, rawText: text }, CONVERSATION_WINDOW - 1, (first) =>
-      memoriesRepo.selectionQuery(user.id, text, MEMORY_SELECTION, first),
+    const turn = await repo.startTurn(
+      { userId: user.id, channel, rawText: text, clientId },
+      CONVERSATION_WINDOW - 1,
+      (first) => memoriesRepo.selectionQuery(user.id, text, MEMORY_SELECTION, first),
     );
+    if (turn.human.duplicate) throw new AlreadyStored(turn.human);
     hub.publish(user.id, channel, presentMessage(turn.human));
     return {
       human: turn.human,
@@ -629,14 +652,21 @@ export function createChatService(deps: {
       try {
         // Stored in arrival order before anything else happens: whatever fails later, the message is kept.
         const storing = lane.stored.then(() =>
-          ahead ? storeWaiting(user, channel, text) : startTurn(user, channel, text),
+          ahead ? storeWaiting(user, channel, text, clientId) : startTurn(user, channel, text, clientId),
         );
         lane.stored = storing.catch(() => {});
-        const { human, context } = await storing.catch((err: unknown) => {
+        const stored = await storing.catch((err: unknown) => {
+          // Stored before, by this or another instance: echo the stored copy to this tab, answer nothing.
+          if (err instanceof AlreadyStored) return err.stored;
           // Not stored: a resend must be taken.
           if (clientId !== undefined) seen?.delete(clientId);
           throw err;
         });
+        if (!('human' in stored)) {
+          if (seen && clientId !== undefined) remember(seen, clientId, presentMessage(stored));
+          return presentMessage(stored);
+        }
+        const { human, context } = stored;
         if (seen && clientId !== undefined) remember(seen, clientId, presentMessage(human));
         owed.add(human.id);
         try {
