@@ -218,3 +218,28 @@ describe('readMigrations', () => {
     }
   });
 });
+
+describe('several instances starting at once', () => {
+  it('apply the migrations once between them; the others wait and find nothing left to do', async (ctx) => {
+    const created = await createDatabaseUrl();
+    if (!created) return ctx.skip();
+    const dbs = await Promise.all(
+      [1, 2, 3].map(() => openDatabase({ url: created.url, dataDir: null, migrationsDir: REAL_MIGRATIONS })),
+    );
+    try {
+      const [first] = dbs as [Database];
+      await first.withConnection((c) => c.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public;'));
+      const migrations = await readMigrations(REAL_MIGRATIONS);
+      const results = await Promise.all(dbs.map((db) => db.migrate()));
+      const applied = results.flatMap((r) => r.applied);
+      // Each migration applied by exactly one of them, in order, and recorded once.
+      expect(applied.sort()).toEqual(migrations.map((m) => m.name).sort());
+      expect(results.filter((r) => r.applied.length > 0)).toHaveLength(1);
+      expect((await rows(first)).map((r) => r.migration_name)).toEqual(migrations.map((m) => m.name));
+      for (const db of dbs) expect(await db.pendingMigrations()).toEqual([]);
+    } finally {
+      await Promise.all(dbs.map((db) => db.close()));
+      await created.drop();
+    }
+  });
+});

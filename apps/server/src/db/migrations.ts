@@ -88,9 +88,11 @@ export interface MigrateResult {
 
 /** Applies every pending migration in order, each in its own transaction. Safe to run twice. */
 export async function applyMigrations(db: SqlConnection, migrations: Migration[]): Promise<MigrateResult> {
-  await db.exec(CREATE_TABLE);
+  // The lock first: instances starting together wait here, and one creates the table (two
+  // concurrent CREATE TABLE IF NOT EXISTS can both try, and one fails).
   await db.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCK_KEY]);
   try {
+    await db.exec(CREATE_TABLE);
     const rows = await appliedMigrations(db);
     const stuck = rows.find((r) => !r.finished_at && !r.rolled_back_at);
     if (stuck) {
