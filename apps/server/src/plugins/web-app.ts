@@ -14,7 +14,7 @@ export interface WebAppOptions {
 }
 
 // Paths that belong to the server; everything else is a client route of the single-page app.
-const SERVER_PREFIXES = ['/api/', '/_allauth/', '/ws/', '/healthz', '/readyz', '/assets/'];
+const SERVER_PREFIXES = ['/api/', '/_allauth/', '/ws/', '/healthz', '/readyz', '/metrics', '/assets/'];
 
 function isServerPath(url: string) {
   return SERVER_PREFIXES.some((p) => url === p.replace(/\/$/, '') || url.startsWith(p));
