@@ -3,6 +3,7 @@ import { useCallback, useEffect, useId, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Banner } from '../../components/Banner.tsx';
 import { Loading } from '../../components/Loading.tsx';
+import { DeleteAccountSection, DownloadDataRow } from '../account-data/AccountData.tsx';
 import { DailySettings } from '../daily/DailySettings.tsx';
 import { getMe } from './api.ts';
 import { initialsOf, useAuth } from './auth-context.tsx';
@@ -164,6 +165,7 @@ export function ProfilePage() {
             <h2 id="account-data" className="account-section-title">
               Your data
             </h2>
+            <DownloadDataRow />
             <div className="account-links">
               <Link to="/memories" className="account-link">
                 <span className="account-link-title">Memories</span>
@@ -175,6 +177,8 @@ export function ProfilePage() {
               </Link>
             </div>
           </section>
+
+          <DeleteAccountSection hasPassword={me.has_usable_password} />
 
           <div className="account-signout">
             <SignOutButton />
