@@ -1,0 +1,80 @@
+// The administrators' area: /api/admin/users/... and mailing invites (/api/admin/invites/send/).
+// Creating, listing and revoking invites are in accounts.ts (ZInvite, ZCreateInviteRequest).
+import { z } from 'zod';
+import { ZCreateInviteRequest, ZCreateInviteResponse } from './accounts.ts';
+
+export const ADMIN_USERS_PAGE_SIZE = 25;
+export const ADMIN_SEARCH_MAX = 254;
+
+export const ZAdminUser = z.object({
+  id: z.number().int(),
+  email: z.string(),
+  date_joined: z.string(),
+  /** The last sign-in: a password sign-in, or the session a signup starts; null for never. */
+  last_login: z.string().nullable(),
+  email_verified: z.boolean(),
+  is_active: z.boolean(),
+  is_admin: z.boolean(),
+});
+export type TAdminUser = z.infer<typeof ZAdminUser>;
+
+/** GET /api/admin/users/: newest first; `search` matches part of the address. */
+export const ZAdminUserListQuery = z.object({
+  search: z
+    .string()
+    .trim()
+    .max(ADMIN_SEARCH_MAX, `Search must be at most ${ADMIN_SEARCH_MAX} characters.`)
+    .optional()
+    .default(''),
+  limit: z.coerce
+    .number({ error: 'Limit must be a whole number.' })
+    .int('Limit must be a whole number.')
+    .min(1, 'Limit must be between 1 and 100.')
+    .max(100, 'Limit must be between 1 and 100.')
+    .optional()
+    .default(ADMIN_USERS_PAGE_SIZE),
+  offset: z.coerce
+    .number({ error: 'Offset must be a whole number.' })
+    .int('Offset must be a whole number.')
+    .min(0, 'Offset must be 0 or more.')
+    .max(1_000_000, 'Offset is too large.')
+    .optional()
+    .default(0),
+});
+export type TAdminUserListQuery = z.infer<typeof ZAdminUserListQuery>;
+
+export const ZAdminUserPage = z.object({
+  results: z.array(ZAdminUser),
+  count: z.number().int(),
+  next: z.string().nullable(),
+  previous: z.string().nullable(),
+});
+export type TAdminUserPage = z.infer<typeof ZAdminUserPage>;
+
+/**
+ * PATCH /api/admin/users/{id}/: deactivate or reactivate (deactivating signs the user out
+ * everywhere at once), make or unmake an administrator. Nobody can deactivate or demote themselves,
+ * and the last active administrator stays one.
+ */
+export const ZUpdateAdminUserRequest = z
+  .object({
+    is_active: z.boolean({ error: 'Must be true or false.' }).optional(),
+    is_admin: z.boolean({ error: 'Must be true or false.' }).optional(),
+  })
+  .strict()
+  .refine((v) => v.is_active !== undefined || v.is_admin !== undefined, {
+    message: 'Send is_active or is_admin.',
+  });
+export type TUpdateAdminUserRequest = z.infer<typeof ZUpdateAdminUserRequest>;
+
+/**
+ * POST /api/admin/invites/send/: creates an invite bound to `email` and mails its link there. Invite
+ * tokens are stored only as a hash, so a link can be mailed only when it is made.
+ */
+export const ZSendInviteRequest = ZCreateInviteRequest.extend({
+  email: z.email('Invalid email address').max(254),
+}).strict();
+export type TSendInviteRequest = z.infer<typeof ZSendInviteRequest>;
+
+export const ZSendInviteResponse = ZCreateInviteResponse.extend({ sent_to: z.string() });
+export type TSendInviteResponse = z.infer<typeof ZSendInviteResponse>;

@@ -1,0 +1,140 @@
+// Running Daybook from the browser, in Chromium against the built app: the first-run invite from the
+// server's log makes the administrator; they invite someone by email from the Admin page, that person
+// signs up through the mailed link, and the administrator deactivates them, which signs them out.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
+import { launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
+
+let smtp: TestSmtp;
+let app: RunningApp;
+let browser: Browser;
+
+const ADMIN = 'ada.admin@example.com';
+const FRIEND = 'friend.invited@example.com';
+const PASSWORD = 'a long admin password';
+const FRIEND_PASSWORD = 'friends have passwords too';
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  [app, browser] = await Promise.all([
+    startApp({ SMTP_URL: smtp.url, MAIL_FROM: 'Daybook <hello@daybook.test>' }),
+    launchBrowser(),
+  ]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+  await smtp?.close();
+});
+
+/** The first-run invite link the server logs when it has no accounts. */
+async function firstRunLink(): Promise<string> {
+  const until = Date.now() + 15_000;
+  for (;;) {
+    const link = /Create the first one with this invite link[^:]*: (http\S+?)["\s]/.exec(app.logs())?.[1];
+    if (link) return link;
+    if (Date.now() > until) throw new Error(`no first-run invite in the log:\n${app.logs()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function mailedLink(to: string, subject: RegExp, part: string, after = 0) {
+  const mail = await smtp.waitFor(to, { subject, after });
+  const link = mail.links.find((l) => l.includes(part));
+  if (!link) throw new Error(`no ${part} link in: ${mail.text}`);
+  return link;
+}
+
+describe('the Admin page', () => {
+  let adminContext: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    adminContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await adminContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.baseUrl });
+    page = await adminContext.newPage();
+  });
+  afterAll(() => adminContext.close());
+
+  it('belongs to the account made with the first-run invite', async () => {
+    const link = await firstRunLink();
+    await signUpInBrowser(page, link, ADMIN, PASSWORD);
+    await page.goto(await mailedLink(ADMIN, /Confirm your email/, '/auth/verify-email/'));
+    await page.getByRole('heading', { name: 'Email Verified!' }).waitFor();
+    // The verified page moves on by itself.
+    await page.waitForURL((u) => !u.pathname.startsWith('/auth/verify-email'));
+
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('button', { name: /Account menu/ }).click();
+    await nav.getByRole('link', { name: 'Admin', exact: true }).click();
+    await page.waitForURL((u) => u.pathname === '/admin');
+    await page.getByRole('heading', { name: 'Admin', exact: true }).waitFor();
+    // The first-run invite itself, used up by this account.
+    const row = page.getByRole('row').filter({ hasText: ADMIN });
+    await row.getByText('Used up').waitFor();
+    expect(await row.getByText('1 of 1').isVisible()).toBe(true);
+  });
+
+  it('creates an invite, mails it, and shows the link once to copy', async () => {
+    const before = smtp.messages.length;
+    await page.getByRole('textbox', { name: 'Email', exact: true }).fill(FRIEND);
+    await page.getByRole('checkbox', { name: 'Send the link by email' }).check();
+    await page.getByRole('button', { name: 'Create and Send' }).click();
+    await page.getByText(`Invite sent to ${FRIEND}.`).waitFor();
+    const shown = await page.getByRole('textbox', { name: 'Invite link' }).inputValue();
+    expect(shown).toContain('/auth/signup?itoken=');
+
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shown);
+
+    const mailed = await mailedLink(FRIEND, /invited to Daybook/, '/auth/signup', before);
+    expect(mailed).toBe(shown);
+    expect(await page.getByRole('row').filter({ hasText: FRIEND }).getByText('Active').isVisible()).toBe(true);
+    await screenshot(page, 'admin-invites');
+    await page.setViewportSize({ width: 360, height: 800 });
+    await screenshot(page, 'admin-invites');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('lets the invited person sign up through the mailed link', async () => {
+    const link = await mailedLink(FRIEND, /invited to Daybook/, '/auth/signup');
+    const friendContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const friend = await friendContext.newPage();
+      const before = smtp.messages.length;
+      await signUpInBrowser(friend, link, FRIEND, FRIEND_PASSWORD);
+      await friend.goto(await mailedLink(FRIEND, /Confirm your email/, '/auth/verify-email/', before));
+      await friend.getByRole('heading', { name: 'Email Verified!' }).waitFor();
+      await friend.waitForURL((u) => !u.pathname.startsWith('/auth/verify-email'));
+      await friend.goto(`${app.baseUrl}/auth/login`);
+      await friend.waitForURL((u) => u.pathname !== '/auth/login');
+
+      // The administrator deactivates them: signed out at once, and kept out.
+      await page.getByRole('tab', { name: 'Users' }).click();
+      const row = page.getByRole('row').filter({ hasText: FRIEND });
+      await row.getByRole('button', { name: `Deactivate ${FRIEND}` }).click();
+      const dialog = page.getByRole('alertdialog', { name: 'Deactivate account?' });
+      await dialog.getByRole('button', { name: 'Deactivate' }).click();
+      await page.getByText(`${FRIEND} is deactivated and signed out.`).waitFor();
+      expect(await row.getByText('Deactivated').isVisible()).toBe(true);
+      await screenshot(page, 'admin-users');
+      await page.setViewportSize({ width: 360, height: 800 });
+      await screenshot(page, 'admin-users');
+
+      const me = await friend.request.get(`${app.baseUrl}/api/users/me/`);
+      expect(me.status()).toBe(401);
+      await friend.goto(`${app.baseUrl}/memories`);
+      await friend.waitForURL((u) => u.pathname === '/auth/login');
+      await friend.getByLabel('Email').fill(FRIEND);
+      await friend.getByLabel('Password', { exact: true }).fill(FRIEND_PASSWORD);
+      await friend.getByRole('button', { name: 'Sign In' }).click();
+      await friend.getByRole('alert').first().waitFor();
+      expect(new URL(friend.url()).pathname).toBe('/auth/login');
+    } finally {
+      await friendContext.close();
+    }
+  });
+});
