@@ -9,12 +9,16 @@ import { type Clock, systemClock } from './lib/clock.ts';
 import { createSafeFetch } from './lib/safe-fetch.ts';
 import { createSecretBox } from './lib/secret-box.ts';
 import { createSigner, loadSecretKey } from './lib/signing.ts';
+import accountDataRoutes, { accountDataOptions } from './modules/account-data/account-data.routes.ts';
 import { createAccountsRepo } from './modules/accounts/accounts.repo.ts';
 import { type AccountsService, createAccountsService } from './modules/accounts/accounts.service.ts';
 import allauthRoutes from './modules/accounts/allauth.routes.ts';
 import productAuthRoutes from './modules/accounts/product-auth.routes.ts';
 import { createRateLimiter, LIMITS } from './modules/accounts/rate-limit.ts';
 import { createSessionsService } from './modules/accounts/sessions.service.ts';
+import { createAdminRepo } from './modules/admin/admin.repo.ts';
+import adminRoutes from './modules/admin/admin.routes.ts';
+import { createAdminService } from './modules/admin/admin.service.ts';
 import { createLearningService } from './modules/assistant/learning.service.ts';
 import { createLlm, type Llm } from './modules/assistant/llm.ts';
 import { createCalendarRepo } from './modules/calendar/calendar.repo.ts';
@@ -30,6 +34,7 @@ import connectionsRoutes from './modules/connections/connections.routes.ts';
 import { createDailyRepo } from './modules/daily/daily.repo.ts';
 import dailyRoutes from './modules/daily/daily.routes.ts';
 import { createDailyService, type DailyService } from './modules/daily/daily.service.ts';
+import docsRoutes from './modules/docs/docs.routes.ts';
 import healthRoutes from './modules/health/health.routes.ts';
 import { createInvitesRepo } from './modules/invites/invites.repo.ts';
 import invitesRoutes from './modules/invites/invites.routes.ts';
@@ -39,6 +44,14 @@ import { createMailer, createMailQueue, type Mailer } from './modules/mail/mail.
 import { createMemoriesRepo } from './modules/memories/memories.repo.ts';
 import memoriesRoutes from './modules/memories/memories.routes.ts';
 import { createMemoriesService } from './modules/memories/memories.service.ts';
+import metricsRoutes from './modules/metrics/metrics.routes.ts';
+import { createMetrics, type Metrics } from './modules/metrics/metrics.ts';
+import {
+  createMemoryBus,
+  createPostgresBus,
+  createRedisBus,
+  type RealtimeBus,
+} from './modules/realtime/realtime.bus.ts';
 import { createExtractor } from './modules/research/extract.ts';
 import { createResearchRepo } from './modules/research/research.repo.ts';
 import researchRoutes from './modules/research/research.routes.ts';
@@ -154,6 +167,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
 
   await app.register(errorsPlugin);
+  // Prometheus metrics when enabled (each process its own); first, so every request is timed.
+  const metrics = config.metrics ? createMetrics() : undefined;
+  if (metrics && config.metrics) await app.register(metricsRoutes, { metrics, token: config.metrics.token });
   await app.register(inputPlugin);
   await app.register(securityHeaders, { hsts: config.publicUrl.startsWith('https://') });
   await app.register(cookie);
@@ -170,8 +186,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // The embedded database is one process's: what it left running when it stopped is over.
     soleWorker: app.db.kind === 'pglite',
     log: app.log.child({ module: 'jobs' }),
+    onRunFailed: metrics?.jobFailed,
   });
   app.decorate('jobs', jobs);
+  metrics?.collectJobs(() => jobs.counts());
   // Not fatal for the web: it still answers (/readyz says why the database fails), and sending a job
   // says that jobs are not running. worker.ts exits instead.
   app.addHook('onReady', async () => {
@@ -273,7 +291,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       : config.weather.provider === 'open-meteo'
         ? createOpenMeteo({ ...config.weather, userAgent: config.fetch.userAgent })
         : null;
-  const hub = createChatHub();
+  const bus = setUpRealtime(app, config);
+  const hub = createChatHub(bus);
+  metrics?.collectSockets(() => hub.total());
   // Signing out (or a password reset or change) closes the chat sockets of the sessions it ended.
   sessions.onEnded((ended) => hub.endSessions(ended));
   await app.register(usersRoutes, {
@@ -294,12 +314,28 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       : null,
     onSettingsChanged: (userId, settings) => hub.updateUser(userId, settings),
   });
+  await app.register(
+    accountDataRoutes,
+    accountDataOptions({ prisma, calendar, sessions, limiter, clock, log: app.log }),
+  );
   await app.register(invitesRoutes, { invites });
+  await app.register(adminRoutes, {
+    admin: createAdminService({
+      repo: createAdminRepo(prisma),
+      sessions,
+      invites,
+      mail,
+      limiter,
+      log: app.log.child({ module: 'admin' }),
+    }),
+    publicUrl: config.publicUrl,
+  });
   const memoriesRepo = createMemoriesRepo(prisma, app.db.query);
   const memories = createMemoriesService({ repo: memoriesRepo, clock });
   await app.register(memoriesRoutes, { memories, publicUrl: config.publicUrl });
 
-  const llm = deps.llm === undefined ? createLlm(config.llm, config.research.embeddingModel) : deps.llm;
+  const model = deps.llm === undefined ? createLlm(config.llm, config.research.embeddingModel) : deps.llm;
+  const llm = model && metrics ? metrics.instrumentLlm(model) : model;
   if (!llm) app.log.warn('LLM_MODEL is not set: chat answers with a note on how to configure a model.');
   const research = setUpResearch(app, config, deps, { llm, hub, clock });
   await app.register(researchRoutes, { research });
@@ -315,6 +351,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     weather,
     mailer,
     secret: secret.key,
+    metrics,
   });
   await app.register(dailyRoutes, {
     daily,
@@ -331,12 +368,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     memoriesRepo,
     clock,
     log: app.log.child({ module: 'chat' }),
+    metrics,
   });
   // On shutdown, answers being written and facts being learned finish before the database closes.
   app.addHook('preClose', async () => {
     const left = await chat.drain(SHUTDOWN_DRAIN_MS);
     if (left) app.log.warn(`${left} chat task(s) still running at shutdown`);
   });
+  // After the drain: the answers it finished still reach the tabs on other instances.
+  app.addHook('preClose', () => bus.close());
   await app.register(chatRoutes, {
     chat,
     hub,
@@ -351,9 +391,25 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
   await app.register(calendarRoutes, { calendar });
   await app.register(connectionsRoutes, { calendar });
+  await app.register(docsRoutes);
 
   await app.register(webApp, config.web);
   return app;
+}
+
+/** The realtime bus the chat hub publishes on (see realtime.bus.ts). */
+function setUpRealtime(app: FastifyInstance, config: Config): RealtimeBus {
+  const log = app.log.child({ module: 'realtime' });
+  const { bus: kind, redisUrl } = config.realtime;
+  const bus =
+    kind === 'redis' && redisUrl
+      ? createRedisBus({ url: redisUrl, log })
+      : kind === 'postgres' && app.db.url
+        ? createPostgresBus({ url: app.db.url, query: app.db.query, log })
+        : createMemoryBus(log);
+  if (kind !== bus.kind) log.warn(`REALTIME_BUS=${kind} needs PostgreSQL: events stay in this process`);
+  app.addHook('onReady', () => bus.start());
+  return bus;
 }
 
 /** Daily messages: the service, the schedule's tick, the generation queue and the sweeper. */
@@ -370,6 +426,7 @@ function setUpDaily(
     weather: WeatherProvider | null;
     mailer: Mailer;
     secret: string;
+    metrics?: Metrics;
   },
 ): DailyService {
   const { hub, clock } = ports;
@@ -405,6 +462,7 @@ function setUpDaily(
         timestamp: clock.now().toISOString(),
       });
       hub.publish(message.userId, 'chat', presentMessage(message));
+      ports.metrics?.dailyDelivered();
     },
     mailer: ports.mailer,
     signer: createSigner(`${ports.secret}:daily-pause`),

@@ -21,6 +21,8 @@ const RESERVED_SLUGS = new Set([
   'login',
   'assets',
   'ws',
+  'admin',
+  'metrics',
   '_allauth',
   'healthz',
   'readyz',
@@ -116,6 +118,22 @@ const EnvSchema = z.object({
   // Background jobs (research now, daily messages later). Off: this process serves web requests
   // only and another one (npm run worker) runs the jobs.
   RUN_WORKERS: flag.default(true),
+  // How chat events reach every tab of a user when several processes share a database (README:
+  // "Several instances"). Unset: redis with REDIS_URL, else postgres on PostgreSQL, else memory.
+  REALTIME_BUS: z.enum(['memory', 'postgres', 'redis']).optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  // Prometheus metrics at /metrics (README: "Metrics"): off unless enabled, and then only for
+  // requests that bear the token (Authorization: Bearer <token>).
+  METRICS_ENABLED: flag.default(false),
+  METRICS_TOKEN: z
+    .string()
+    .trim()
+    .min(16, 'must be at least 16 characters (e.g. from `openssl rand -hex 32`)')
+    .regex(/^[A-Za-z0-9._~+/-]+=*$/, 'must be letters, digits and - . _ ~ + / only (e.g. from `openssl rand -hex 32`)')
+    .optional(),
   // Calendar providers, each enabled by its OAuth client (README: "Calendar connections").
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
   GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
@@ -271,6 +289,10 @@ export interface Config {
   csrfTrustedOrigins: string[];
   /** Whether this process runs the job workers (npm start: yes; a web-only process: no). */
   jobs: { runWorkers: boolean };
+  /** The realtime bus: in this process only, PostgreSQL LISTEN/NOTIFY, or Redis pub/sub. */
+  realtime: { bus: 'memory' | 'postgres' | 'redis'; redisUrl?: string };
+  /** Prometheus metrics at /metrics for requests bearing this token; null: off (404). */
+  metrics: { token: string } | null;
   /** Calendar OAuth clients; a provider is enabled when both its id and secret are set. */
   calendar: {
     google?: { clientId: string; clientSecret: string };
@@ -341,7 +363,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       ? []
       : [`${e[id] ? secret : id}: must be set together with ${e[id] ? id : secret}`],
   );
+  if (e.REALTIME_BUS === 'postgres' && !e.DATABASE_URL)
+    missing.push("REALTIME_BUS: postgres needs DATABASE_URL (the embedded database is one process's: use memory)");
+  if (e.REALTIME_BUS === 'redis' && !e.REDIS_URL) missing.push('REALTIME_BUS: redis needs REDIS_URL');
+  if (e.METRICS_ENABLED && !e.METRICS_TOKEN)
+    missing.push('METRICS_TOKEN: must be set when METRICS_ENABLED is on (Prometheus sends it as a bearer token)');
   if (missing.length) throw new ConfigError(missing);
+  const bus = e.REALTIME_BUS ?? (e.REDIS_URL ? 'redis' : e.DATABASE_URL ? 'postgres' : 'memory');
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     env: e.NODE_ENV,
@@ -369,6 +397,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     chat: { maxConnections: e.CHAT_MAX_CONNECTIONS, pingIntervalMs: e.CHAT_PING_INTERVAL_MS },
     csrfTrustedOrigins: e.CSRF_TRUSTED_ORIGINS.map((o) => new URL(o).origin),
     jobs: { runWorkers: e.RUN_WORKERS },
+    realtime: { bus, redisUrl: e.REDIS_URL },
+    metrics: e.METRICS_ENABLED && e.METRICS_TOKEN ? { token: e.METRICS_TOKEN } : null,
     calendar: {
       google:
         e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET

@@ -1,4 +1,6 @@
+export * from './account-data.ts';
 export * from './accounts.ts';
+export * from './admin.ts';
 export * from './calendar.ts';
 export * from './chat.ts';
 export * from './common.ts';

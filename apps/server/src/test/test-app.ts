@@ -20,7 +20,12 @@ export const TEST_SECRET = 'test-secret-key-0123456789-abcdefghijklmnop';
 /** What tests may set of the app's dependencies. */
 export type TestAppDeps = Pick<AppDeps, 'clock' | 'jobs' | 'research' | 'calendar' | 'weather' | 'dailySchedule'>;
 
-export async function createTestApp(env: Record<string, string> = {}, deps: TestAppDeps = {}): Promise<TestApp> {
+export async function createTestApp(
+  env: Record<string, string> = {},
+  deps: TestAppDeps = {},
+  /** Another app's database: two instances on one database (closing this app leaves it). */
+  options: { database?: TestDatabase } = {},
+): Promise<TestApp> {
   const smtp = await startSmtp();
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -32,7 +37,7 @@ export async function createTestApp(env: Record<string, string> = {}, deps: Test
     WEATHER_PROVIDER: 'none',
     ...env,
   });
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   // Jobs are polled often, so a test waits for a job no longer than it must.
   // The daily schedule's tick would deliver to test users at 07:00 UTC: tests that want it call
   // app.daily.tick() with their own clock, or turn it on.
@@ -63,7 +68,7 @@ export async function createTestApp(env: Record<string, string> = {}, deps: Test
     smtp,
     async close() {
       await app.close();
-      await database.dispose();
+      if (!options.database) await database.dispose();
       await smtp.close();
       const problems = checkAllauthResponses(allauthResponses);
       if (problems.length)

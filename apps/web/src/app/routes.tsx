@@ -2,6 +2,7 @@ import { lazy, type ReactNode, Suspense } from 'react';
 import type { RouteObject } from 'react-router-dom';
 import { Loading } from '../components/Loading.tsx';
 import { CreatorRoute } from '../features/about/CreatorRoute.tsx';
+import { AccountDeletedPage } from '../features/account-data/AccountDeletedPage.tsx';
 import { ChangePasswordPage } from '../features/auth/ChangePasswordPage.tsx';
 import { ForgotPasswordPage } from '../features/auth/ForgotPasswordPage.tsx';
 import { LoginAlias } from '../features/auth/LoginAlias.tsx';
@@ -37,6 +38,7 @@ const ResearchPage = lazy(() =>
 const DailyMessagePage = lazy(() =>
   import('../features/daily/DailyMessagePage.tsx').then((m) => ({ default: m.DailyMessagePage })),
 );
+const AdminPage = lazy(() => import('../features/admin/AdminPage.tsx').then((m) => ({ default: m.AdminPage })));
 const later = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Suspense>;
 
 const signedIn = (node: ReactNode) => <RouteGuard requireAuth>{node}</RouteGuard>;
@@ -49,6 +51,7 @@ export const routes: RouteObject[] = [
     children: [
       { path: '/', element: <HomePage /> },
       { path: '/auth/login', element: anonymous(<LoginPage />) },
+      { path: '/auth/account-deleted', element: anonymous(<AccountDeletedPage />) },
       { path: '/auth/signup', element: anonymous(<SignupPage />) },
       { path: '/auth/resend-verification', element: anonymous(<ResendVerificationPage />) },
       // Signed in or not: signup signs the new user in, and that user must still be able to verify.
@@ -68,6 +71,7 @@ export const routes: RouteObject[] = [
       { path: '/resources/daily-message/:id', element: signedIn(later(<DailyMessagePage />)) },
       { path: '/resources/research/:id', element: signedIn(later(<ResearchPage />)) },
       { path: '/accounts/3rdparty', element: signedIn(<CalendarConnectionsRedirect />) },
+      { path: '/admin', element: signedIn(later(<AdminPage />)) },
       { path: '/:slug', element: <CreatorRoute /> },
       { path: '*', element: <NotFoundPage /> },
     ],

@@ -28,6 +28,16 @@ export function createAccountsRepo(prisma: PrismaClient) {
     countUsers: (tx: Tx = prisma) => tx.user.count(),
     listUsers: (tx: Tx = prisma) => tx.user.findMany({ orderBy: { id: 'asc' }, include: { emailAddresses: true } }),
     setAdmin: (id: number, isAdmin: boolean, tx: Tx = prisma) => tx.user.update({ where: { id }, data: { isAdmin } }),
+    /**
+     * Makes `userId` an administrator when it is the only account. The lock makes two first signups
+     * at once take turns, so the second sees the first and stays a plain account.
+     */
+    async claimFirstAdmin(userId: number, tx: Tx) {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('daybook:first-admin'))`;
+      if ((await tx.user.count()) !== 1) return false;
+      await tx.user.update({ where: { id: userId }, data: { isAdmin: true } });
+      return true;
+    },
     createUser(data: { email: string; passwordHash: string | null }, tx: Tx = prisma) {
       return tx.user.create({
         data: { ...data, emailAddresses: { create: { email: data.email, primary: true, verified: false } } },

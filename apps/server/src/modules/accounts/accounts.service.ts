@@ -159,6 +159,9 @@ export function createAccountsService(deps: AccountsDeps) {
       const user = await repo.transaction(async (tx) => {
         const created = await repo.createUser({ email: input.email, passwordHash }, tx);
         await invites.consume(invite.id, created.id, tx);
+        // The first-run invite makes the first account an administrator; a leftover one (the server
+        // restarted before anyone signed up) gives a later account no more than any invite.
+        if (invite.grantsAdmin && (await repo.claimFirstAdmin(created.id, tx))) return { ...created, isAdmin: true };
         return created;
       });
       const [address] = await repo.listEmails(user.id);
@@ -448,10 +451,10 @@ export function createAccountsService(deps: AccountsDeps) {
       return presentEmails(user.id);
     },
 
-    /** A one-use invite for the first account, made when the installation has no users. */
+    /** A one-use invite for the first account (an administrator), made when the installation has no users. */
     async bootstrapInvite() {
       if ((await repo.countUsers()) > 0) return null;
-      return invites.create({ maxUses: 1, expiresInDays: 7 });
+      return invites.create({ maxUses: 1, expiresInDays: 7, grantsAdmin: true });
     },
   };
 }

@@ -1,4 +1,4 @@
-import { DAILY_SEND_NOW_PER_DAY } from '@daybook/contracts';
+import { ACCOUNT_EXPORTS_PER_HOUR, DAILY_SEND_NOW_PER_DAY } from '@daybook/contracts';
 // Sliding-window rate limits: each counted attempt is a row, so limits hold across restarts
 // and across every server instance sharing the database.
 import type { Clock } from '../../lib/clock.ts';
@@ -31,6 +31,20 @@ export const LIMITS = {
   reauthenticate: (userId: number): Limit => ({ key: `reauthenticate:user:${userId}`, max: 10, windowSec: 60 }),
   confirmEmail: (email: string): Limit => ({ key: `confirm_email:key:${email}`, max: 1, windowSec: 180 }),
   resendVerificationIp: (ip: string): Limit => ({ key: `resend_verification:ip:${ip}`, max: 20, windowSec: 60 }),
+  // Invites mailed from the admin area: what one administrator sends, and what one address receives.
+  inviteMail: (userId: number): Limit => ({ key: `invite_mail:user:${userId}`, max: 20, windowSec: 3600 }),
+  inviteMailTo: (email: string): Limit => ({ key: `invite_mail:to:${email}`, max: 3, windowSec: 86_400 }),
+  // Each export reads every row the user has; deleting the account checks the password like a login.
+  accountExport: (userId: number): Limit => ({
+    key: `account_export:user:${userId}`,
+    max: ACCOUNT_EXPORTS_PER_HOUR,
+    windowSec: 3600,
+  }),
+  accountDeleteFailed: (userId: number): Limit => ({
+    key: `account_delete_failed:user:${userId}`,
+    max: 5,
+    windowSec: 300,
+  }),
 };
 
 /** The longest window of any limit: the clean-up keeps every attempt that still counts. */

@@ -38,6 +38,8 @@ export interface StreamOptions {
   tools?: LlmTool[];
   /** Each tool call of the answer, once it is complete. */
   onToolCall?: (call: LlmToolCall) => void;
+  /** The tokens the answer spent, when the endpoint reports them (asked for only when this is set). */
+  onUsage?: (usage: LlmUsage) => void;
 }
 
 export interface Llm {
@@ -62,6 +64,12 @@ export interface Llm {
 const refusesTools = (err: unknown) => {
   const e = err as { status?: number; message?: string };
   return e?.status === 400 && /tool/i.test(String(e.message ?? ''));
+};
+
+/** An endpoint's refusal of `stream_options` (older OpenAI-compatible servers). */
+const refusesUsage = (err: unknown) => {
+  const e = err as { status?: number; message?: string };
+  return e?.status === 400 && /stream_options|include_usage/i.test(String(e.message ?? ''));
 };
 
 function toOpenAI(m: LlmTurnMessage): OpenAI.Chat.Completions.ChatCompletionMessageParam {
@@ -92,27 +100,39 @@ export function createLlm(config: Config['llm'], embeddingModel?: string): Llm |
   const model = config.model;
   // Learned on the first refusal, so later answers do not pay for a failed request.
   let toolsRefused = false;
+  let usageRefused = false;
   return {
     model,
     async *stream(messages, signal, options = {}) {
       const tools = toolsRefused ? [] : (options.tools ?? []);
-      const request = (withTools: boolean) =>
+      let withTools = tools.length > 0;
+      let withUsage = Boolean(options.onUsage) && !usageRefused;
+      const request = () =>
         client.chat.completions.create(
           {
             model,
             messages: messages.map(toOpenAI),
             stream: true,
             ...(withTools ? { tools: tools.map((fn) => ({ type: 'function' as const, function: fn })) } : {}),
+            ...(withUsage ? { stream_options: { include_usage: true } } : {}),
           },
           { signal },
         );
       let stream: Awaited<ReturnType<typeof request>>;
-      try {
-        stream = await request(tools.length > 0);
-      } catch (err) {
-        if (!tools.length || !refusesTools(err)) throw err;
-        toolsRefused = true;
-        stream = await request(false);
+      // Each refused option is dropped once, then the request is sent again without it.
+      for (;;) {
+        try {
+          stream = await request();
+          break;
+        } catch (err) {
+          if (withTools && refusesTools(err)) {
+            toolsRefused = true;
+            withTools = false;
+          } else if (withUsage && refusesUsage(err)) {
+            usageRefused = true;
+            withUsage = false;
+          } else throw err;
+        }
       }
       // The SDK's timeout ends when the reply starts; a model that then goes quiet is cut off here.
       let idle = false;
@@ -130,6 +150,9 @@ export function createLlm(config: Config['llm'], embeddingModel?: string): Llm |
       try {
         for await (const chunk of stream) {
           watch();
+          // With include_usage, the last chunk carries the usage (and no choices).
+          if (chunk.usage)
+            options.onUsage?.({ prompt: chunk.usage.prompt_tokens, completion: chunk.usage.completion_tokens });
           const delta = chunk.choices[0]?.delta;
           for (const piece of delta?.tool_calls ?? []) {
             const call = calls.get(piece.index) ?? { id: '', name: '', arguments: '' };

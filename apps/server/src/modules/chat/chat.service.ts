@@ -24,6 +24,7 @@ import { type Llm, type LlmToolCall, type LlmTurnMessage, modelFailure } from '.
 import { buildPrompt, MEMORY_SELECTION, ONBOARDING_DONE, timeZoneOf } from '../assistant/prompt.ts';
 import { localDate } from '../calendar/day.ts';
 import type { MemoriesRepo, MemoryRow, MemorySelection } from '../memories/memories.repo.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { ChatHub, ChatUser } from './chat.hub.ts';
 import type { Channel, ChatMessageRow, ChatRepo } from './chat.repo.ts';
 
@@ -165,6 +166,8 @@ export function createChatService(deps: {
   calendar?: CalendarPort;
   /** Called once the onboarding's answers have been learned from (the daily message settings take them). */
   onOnboarded?: (userId: number) => Promise<void>;
+  /** Counts turns and their time for /metrics, when metrics are on. */
+  metrics?: Pick<Metrics, 'chatTurn'>;
 }) {
   const { repo, hub, llm, learning, memoriesRepo, clock, log, research, calendar } = deps;
   // Turns and learning still running, so a shutdown can let them finish before the database closes.
@@ -361,6 +364,8 @@ export function createChatService(deps: {
     memories?: MemoryRow[];
     /** The onboarding interview has what it needs. */
     onboardingDone: boolean;
+    /** The model failed: the user got a notice instead of an answer. */
+    failed?: boolean;
   }
 
   /** Answers the conversation in `context`, whose newest message is `human`. */
@@ -466,7 +471,7 @@ export function createChatService(deps: {
         reply_to: replyTo,
         ...(shown ? { stream_id: streamId } : {}),
       });
-      return { memories, onboardingDone: false };
+      return { memories, onboardingDone: false, failed: true };
     }
     flush();
     const done = channel === 'onboarding' && answer.includes(ONBOARDING_DONE);
@@ -603,9 +608,11 @@ export function createChatService(deps: {
     }
     // Learning starts once the reply is out, so it never competes with it; the caller is not kept waiting.
     let outcome: ReplyOutcome | undefined;
+    const turnEnded = deps.metrics?.chatTurn();
     try {
       outcome = await reply(user, channel, human, context ?? (await contextNow(user, human)));
     } finally {
+      turnEnded?.(!outcome ? 'error' : outcome.failed ? 'model_error' : llm ? 'answered' : 'not_configured');
       const learning = learnInTurn(user, channel, human.id, text, outcome?.memories);
       if (outcome?.onboardingDone) await finishOnboarding(user.id, learning);
     }

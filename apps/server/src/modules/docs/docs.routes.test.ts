@@ -68,7 +68,11 @@ describe('the document and the app', () => {
     // And through the router itself, by the document's own paths.
     for (const op of OPERATIONS)
       expect(
-        t.app.hasRoute({ method: op.method.toUpperCase() as 'GET', url: op.path.replace(/\{(\w+)\}/g, ':$1') }),
+        // The router keeps routes without their trailing slash (ignoreTrailingSlash), and so does hasRoute.
+        t.app.hasRoute({
+          method: op.method.toUpperCase() as 'GET',
+          url: op.path.replace(/\{(\w+)\}/g, ':$1').replace(/(.)\/$/, '$1'),
+        }),
         op.path,
       ).toBe(true);
   });

@@ -68,6 +68,11 @@ export const COMPONENTS = {
   InviteList: c.ZInviteList,
   CreateInviteRequest: c.ZCreateInviteRequest,
   CreateInviteResponse: c.ZCreateInviteResponse,
+  SendInviteRequest: c.ZSendInviteRequest,
+  SendInviteResponse: c.ZSendInviteResponse,
+  AdminUser: c.ZAdminUser,
+  AdminUserPage: c.ZAdminUserPage,
+  UpdateAdminUserRequest: c.ZUpdateAdminUserRequest,
   MemoryType: c.ZMemoryType,
   MemorySource: c.ZMemorySource,
   Memory: c.ZMemory,
@@ -317,6 +322,39 @@ export const OPERATIONS: ApiOperation[] = [
     pathParams: { id: ROW_ID },
     responses: { 200: { description: 'The revoked invite.', schema: c.ZInvite } },
   },
+  {
+    method: 'post',
+    path: '/api/admin/invites/send/',
+    tag: 'Invites',
+    summary: 'Create an invite and email it',
+    description:
+      'The invite is bound to the address it is mailed to. Limited per administrator and per address (429 beyond).',
+    auth: 'admin',
+    body: { schema: c.ZSendInviteRequest, required: true },
+    responses: { 201: { description: 'The new invite, and where it was sent.', schema: c.ZSendInviteResponse } },
+  },
+  {
+    method: 'get',
+    path: '/api/admin/users/',
+    tag: 'Users',
+    summary: 'List accounts',
+    description: 'Newest first, paged; `search` matches the email address.',
+    auth: 'admin',
+    query: c.ZAdminUserListQuery,
+    responses: { 200: { description: 'One page of accounts.', schema: c.ZAdminUserPage } },
+  },
+  {
+    method: 'patch',
+    path: '/api/admin/users/{id}/',
+    tag: 'Users',
+    summary: 'Deactivate, reactivate, or make or remove an administrator',
+    description:
+      'Deactivating signs the account out everywhere at once. Nobody can deactivate or demote themselves, and one active administrator always remains (400).',
+    auth: 'admin',
+    pathParams: { id: ROW_ID },
+    body: { schema: c.ZUpdateAdminUserRequest, required: true },
+    responses: { 200: { description: 'The account as it is now.', schema: c.ZAdminUser } },
+  },
   // ---- Memories ----------------------------------------------------------------------------------
   {
     method: 'get',
@@ -548,6 +586,10 @@ export const TAGS: { name: string; description: string }[] = [
       'The product’s own account calls and the signed-in user’s settings. Signing in and out, passwords, email addresses and connected providers are the account API at `/_allauth/browser/v1`, which follows django-allauth’s headless API (see its own document).',
   },
   { name: 'Invites', description: 'Signing up takes an invite. Administrators only.' },
+  {
+    name: 'Users',
+    description: 'Every account of this installation: deactivate, reactivate, make administrator. Administrators only.',
+  },
   { name: 'Memories', description: 'What the assistant knows about the user.' },
   {
     name: 'Chat',

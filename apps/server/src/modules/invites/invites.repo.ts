@@ -12,6 +12,7 @@ export function createInvitesRepo(prisma: PrismaClient) {
         maxUses: number | null;
         expiresAt: Date | null;
         createdById: number | null;
+        grantsAdmin?: boolean;
       },
       tx: Tx = prisma,
     ) => tx.invite.create({ data, include: withUses }),

@@ -31,6 +31,8 @@ export interface CreateInviteInput {
   expiresInDays?: number | null;
   email?: string | null;
   createdById?: number | null;
+  /** The first-run invite: it makes the installation's first account an administrator. */
+  grantsAdmin?: boolean;
 }
 
 export function createInvitesService({
@@ -81,6 +83,7 @@ export function createInvitesService({
         maxUses: input.maxUses ?? null,
         expiresAt,
         createdById: input.createdById ?? null,
+        grantsAdmin: input.grantsAdmin ?? false,
       });
       return { invite: present(invite), token, signup_url: signupUrl(token) };
     },

@@ -113,6 +113,8 @@ export interface JobsDeps {
    * previous process left active are failed at start (so retried if they may be), not once they expire.
    */
   soleWorker?: boolean;
+  /** Each failed run, by queue (for /metrics); `final` when the job will not run again. */
+  onRunFailed?: (queue: string, final: boolean) => void;
 }
 
 const SCHEMA = 'pgboss';
@@ -352,11 +354,13 @@ export function createJobs(deps: JobsDeps) {
         await boss.complete(q.name, job.id);
       } else if (outcome.error instanceof PermanentJobError) {
         log.warn({ ...context, err: outcome.error }, 'job failed (not retried)');
+        deps.onRunFailed?.(q.name, true);
         await failPermanently(q.name, job.id, outcome.error);
       } else if (controller.signal.reason instanceof JobsStoppingError) {
         await requeue(q.name, job.id);
       } else {
         log.warn({ ...context, err: outcome.error }, 'job failed');
+        deps.onRunFailed?.(q.name, job.retryCount >= job.retryLimit);
         await boss.fail(q.name, job.id, errorOutput(outcome.error));
       }
     } catch (err) {
@@ -518,6 +522,30 @@ export function createJobs(deps: JobsDeps) {
       assertStarted('unschedule');
       assertNotInTransaction('unschedule');
       await boss.unschedule(name);
+    },
+
+    /**
+     * Jobs waiting (new or to be retried) and running in each of the queues (dead-letter ones
+     * included), in one query; empty until started.
+     */
+    async counts(): Promise<Array<{ queue: string; waiting: number; active: number }>> {
+      if (state !== 'started') return [];
+      const result = await executeSql(
+        `SELECT name, count(*) FILTER (WHERE state < 'active')::int AS waiting,
+           count(*) FILTER (WHERE state = 'active')::int AS active
+         FROM ${SCHEMA}.job WHERE state < 'completed' GROUP BY name`,
+      );
+      const found = new Map(
+        ((result?.rows ?? []) as Array<{ name: string; waiting: number; active: number }>).map((r) => [r.name, r]),
+      );
+      const names = [...queues.values()].flatMap((q) =>
+        q.onFailed ? [q.name, `${q.name}${FAILED_SUFFIX}`] : [q.name],
+      );
+      return names.map((queue) => ({
+        queue,
+        waiting: Number(found.get(queue)?.waiting ?? 0),
+        active: Number(found.get(queue)?.active ?? 0),
+      }));
     },
 
     /** A job's state, also after it was archived; null when unknown. */

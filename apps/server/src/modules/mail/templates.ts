@@ -67,6 +67,19 @@ export const mails = {
       'If you did not do this, reset your password right away and contact the person who runs your Daybook.',
     ]),
 
+  invite: (to: string, url: string, { from, expiresInDays }: { from: string; expiresInDays: number | null }) =>
+    compose(
+      'invite',
+      to,
+      'You are invited to Daybook',
+      [
+        'Hello,',
+        `${from} invited you to Daybook, a personal assistant that learns about you through conversation and sends you a daily message.`,
+        `Create your account with the link below, using this address (${to}). ${expiresInDays ? `The link works for ${expiresInDays} day${expiresInDays === 1 ? '' : 's'}.` : 'The link does not expire.'} If you were not expecting this, you can ignore this message.`,
+      ],
+      { label: 'Create your account', url },
+    ),
+
   passwordWasReset: (to: string) =>
     compose('passwordWasReset', to, 'Your Daybook password was reset', [
       'Hello,',

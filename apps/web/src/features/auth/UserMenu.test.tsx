@@ -45,8 +45,9 @@ describe('Account menu', () => {
     expect(screen.getByRole('link', { name: 'Calendar Connections' })).toHaveAttribute('href', '/accounts/3rdparty/');
     expect(toggle).toHaveAttribute('aria-checked', 'false');
     expect(screen.getByRole('button', { name: 'Sign Out' })).toBeInTheDocument();
-    // One for the layout's verification check, one as the menu first opened.
-    expect(calls(`GET ${ME}`)).toHaveLength(2);
+    // One for the layout's verification check, two as the menu first opened (the pause switch, and
+    // whether to show the Admin link).
+    expect(calls(`GET ${ME}`)).toHaveLength(3);
 
     await userEvent.keyboard('{Escape}');
     expect(screen.queryByRole('switch')).not.toBeInTheDocument();
@@ -107,7 +108,7 @@ describe('Account menu', () => {
     expect(window.sessionStorage.getItem('daybook.tour')).toBe('kept');
     const [request] = signOut.calls(`DELETE ${ALLAUTH}/auth/session`);
     expect(request?.headers.get('X-CSRFToken')).toBe('config-token');
-    expect(calls(`GET ${ME}`)).toHaveLength(2);
+    expect(calls(`GET ${ME}`)).toHaveLength(3);
   });
 
   it('still leaves when signing out fails, and logs it', async () => {

@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
+import { useIsAdmin } from '../admin/use-is-admin.ts';
 import { initialsOf, type SessionUser } from './auth-context.tsx';
 import { PauseSwitch, useDailyMessagePause } from './daily-pause.tsx';
 import { signOut } from './sign-out.ts';
@@ -13,6 +14,7 @@ export function UserMenu({ user }: { user: SessionUser }) {
   const pause = useDailyMessagePause();
   const { paused, loading, load } = pause;
   const requested = useRef(false);
+  const isAdmin = useIsAdmin(user.id, open);
 
   useEffect(() => {
     if (!open) return;
@@ -93,6 +95,13 @@ export function UserMenu({ user }: { user: SessionUser }) {
               {/* A server-rendered page: a plain link, not a client route. */}
               <a href="/accounts/3rdparty/">Calendar Connections</a>
             </li>
+            {isAdmin && (
+              <li>
+                <Link to="/admin" onClick={close}>
+                  Admin
+                </Link>
+              </li>
+            )}
           </ul>
           <div className="user-menu-section">
             <PauseSwitch paused={paused} onToggle={() => void pause.toggle()} className="switch-compact" />
