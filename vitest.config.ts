@@ -15,7 +15,12 @@ export default defineConfig({
       {
         test: {
           name: 'server',
-          include: ['apps/server/src/**/*.test.ts', 'scripts/**/*.test.ts', 'tests/helpers/**/*.test.ts'],
+          include: [
+            'apps/server/src/**/*.test.ts',
+            'scripts/**/*.test.ts',
+            'tests/helpers/**/*.test.ts',
+            'tests/deploy/**/*.test.ts',
+          ],
           environment: 'node',
           globalSetup: ['tests/helpers/db-global-setup.ts'],
           testTimeout: 30_000,

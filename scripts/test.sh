@@ -22,6 +22,7 @@ step "Lint and format" npx biome ci --reporter=summary .
 step "Typecheck" npm run --silent typecheck
 step "Migration drift" npm run --silent db:check
 step "Build web app" npx vite build apps/web --logLevel warn
+step "Build server" npm run --silent build:server
 
 echo "▶ Tests"
 mkdir -p test-results

@@ -45,6 +45,8 @@ let smtp: TestSmtp;
 const procs: Proc[] = [];
 let a: Proc;
 let b: Proc;
+let workerMetricsPort = 0;
+const METRICS_TOKEN = 'topology-metrics-token-0123456789';
 
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
@@ -249,7 +251,15 @@ describe.runIf(onPostgres)('the compose topology, natively', () => {
     // the migrations once between them), and a worker.
     a = await start('app A', SERVER, { RUN_WORKERS: 'false' });
     b = await start('app B', SERVER, { RUN_WORKERS: 'false' });
-    const workers = [await start('worker 1', WORKER), await start('worker 2', WORKER)];
+    workerMetricsPort = await freePort();
+    const workers = [
+      await start('worker 1', WORKER, {
+        METRICS_ENABLED: 'true',
+        METRICS_TOKEN,
+        WORKER_METRICS_PORT: String(workerMetricsPort),
+      }),
+      await start('worker 2', WORKER),
+    ];
     await Promise.all([ready(a), ready(b), ...workers.map((w) => logged(w, /(Daybook worker is running)/))]);
     // The operator finds the first invite in an instance's log; its account is an administrator.
     inviteUrl = await Promise.race([
@@ -306,6 +316,16 @@ describe.runIf(onPostgres)('the compose topology, natively', () => {
     expect(resources.body.some((r: { resource_type: string }) => r.resource_type === 'research')).toBe(true);
     tabA.ws.close();
     tabB.ws.close();
+  });
+
+  it("serves the worker's own metrics on its port, behind the token", async () => {
+    const url = `http://127.0.0.1:${workerMetricsPort}`;
+    expect((await request(url).get('/metrics')).status).toBe(401);
+    expect((await request(url).get('/api/users/me/')).status).toBe(404);
+    const res = await request(url).get('/metrics').set('authorization', `Bearer ${METRICS_TOKEN}`);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('daybook_jobs_waiting');
+    expect(res.text).toContain('daybook_process_cpu_seconds_total');
   });
 
   it('counts rate limits across instances', async () => {

@@ -79,6 +79,8 @@ declare module 'fastify' {
     invites: InvitesService;
     jobs: Jobs;
     daily: DailyService;
+    /** Null when METRICS_ENABLED is off. */
+    metrics: Metrics | null;
   }
 }
 
@@ -170,6 +172,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   // Prometheus metrics when enabled (each process its own); first, so every request is timed.
   const metrics = config.metrics ? createMetrics() : undefined;
   if (metrics && config.metrics) await app.register(metricsRoutes, { metrics, token: config.metrics.token });
+  app.decorate('metrics', metrics ?? null);
   await app.register(inputPlugin);
   await app.register(securityHeaders, { hsts: config.publicUrl.startsWith('https://') });
   await app.register(cookie);

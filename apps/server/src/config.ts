@@ -134,6 +134,8 @@ const EnvSchema = z.object({
     .min(16, 'must be at least 16 characters (e.g. from `openssl rand -hex 32`)')
     .regex(/^[A-Za-z0-9._~+/-]+=*$/, 'must be letters, digits and - . _ ~ + / only (e.g. from `openssl rand -hex 32`)')
     .optional(),
+  // The worker process serves nothing else, so its metrics get a port of their own.
+  WORKER_METRICS_PORT: port.default(9464),
   // Calendar providers, each enabled by its OAuth client (README: "Calendar connections").
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
   GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
@@ -291,8 +293,11 @@ export interface Config {
   jobs: { runWorkers: boolean };
   /** The realtime bus: in this process only, PostgreSQL LISTEN/NOTIFY, or Redis pub/sub. */
   realtime: { bus: 'memory' | 'postgres' | 'redis'; redisUrl?: string };
-  /** Prometheus metrics at /metrics for requests bearing this token; null: off (404). */
-  metrics: { token: string } | null;
+  /**
+   * Prometheus metrics at /metrics for requests bearing this token; null: off (404). A worker
+   * process serves its own on `workerPort`.
+   */
+  metrics: { token: string; workerPort: number } | null;
   /** Calendar OAuth clients; a provider is enabled when both its id and secret are set. */
   calendar: {
     google?: { clientId: string; clientSecret: string };
@@ -398,7 +403,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     csrfTrustedOrigins: e.CSRF_TRUSTED_ORIGINS.map((o) => new URL(o).origin),
     jobs: { runWorkers: e.RUN_WORKERS },
     realtime: { bus, redisUrl: e.REDIS_URL },
-    metrics: e.METRICS_ENABLED && e.METRICS_TOKEN ? { token: e.METRICS_TOKEN } : null,
+    metrics:
+      e.METRICS_ENABLED && e.METRICS_TOKEN ? { token: e.METRICS_TOKEN, workerPort: e.WORKER_METRICS_PORT } : null,
     calendar: {
       google:
         e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET

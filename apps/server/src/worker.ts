@@ -6,6 +6,7 @@ import { buildApp } from './app.ts';
 import { DatabaseInUseError } from './db/database.ts';
 import { restrictNewFiles } from './lib/private-files.ts';
 import { closeOnSignals, configOrExit } from './lib/process.ts';
+import { serveMetrics } from './modules/metrics/metrics.server.ts';
 
 async function main() {
   restrictNewFiles();
@@ -30,11 +31,21 @@ async function main() {
   });
 
   closeOnSignals(app);
+  let served: Awaited<ReturnType<typeof serveMetrics>> | undefined;
+  app.addHook('onClose', async () => served?.close());
 
   try {
     await app.ready();
     // The web app carries on without jobs; a worker without them has nothing to do.
     if (app.jobs.state !== 'started') throw new Error('background jobs could not start (see the error above)');
+    if (app.metrics && config.metrics) {
+      served = await serveMetrics(app.metrics, {
+        host: config.host,
+        port: config.metrics.workerPort,
+        token: config.metrics.token,
+      });
+      app.log.info(`worker metrics at ${served.url}`);
+    }
     app.log.info('Daybook worker is running');
   } catch (err) {
     app.log.error({ err }, 'could not start the worker');

@@ -176,6 +176,9 @@ function errorMessage(output: unknown): string | undefined {
 const errorOutput = (err: unknown) =>
   err instanceof Error ? { name: err.name, message: err.message } : { message: String(err) };
 
+/** Tries at setting up one queue when other processes start at the same moment. */
+const QUEUE_SETUP_ATTEMPTS = 8;
+
 export function createJobs(deps: JobsDeps) {
   const { db, runWorkers, log } = deps;
   const pollingMs = Math.max(0.5, deps.pollingIntervalSeconds ?? 2) * 1000;
@@ -261,9 +264,21 @@ export function createJobs(deps: JobsDeps) {
       expireInSeconds: options.expireInSeconds,
       ...(deadLetter ? { deadLetter } : {}),
     };
-    // Created once; later starts apply changed settings to jobs sent from then on.
-    if (await boss.getQueue(name)) await boss.updateQueue(name, settings);
-    else await boss.createQueue(name, settings);
+    // Created once; later starts apply changed settings to jobs sent from then on. Processes starting
+    // together on a new database race here: creating a queue alters shared tables, and PostgreSQL may
+    // end one of them with a deadlock (40P01) or a duplicate (23505). The loser looks again shortly.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (await boss.getQueue(name)) await boss.updateQueue(name, settings);
+        else await boss.createQueue(name, settings);
+        return;
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (attempt >= QUEUE_SETUP_ATTEMPTS || (code !== '40P01' && code !== '23505' && code !== '42P07')) throw err;
+        log.info({ queue: name, code, attempt }, 'another process is setting up the job queues; trying again');
+        await new Promise((r) => setTimeout(r, 100 * attempt + Math.random() * 200));
+      }
+    }
   }
 
   /** Back to the queue, to run again soon; the interrupted run does not count as a retry. */

@@ -13,7 +13,7 @@ export interface MetricsRoutesOptions {
 }
 
 /** Compared as digests, so neither the length nor the contents of the token leak through timing. */
-function bearerMatches(header: string | undefined, token: string): boolean {
+export function bearerMatches(header: string | undefined, token: string): boolean {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   if (!match?.[1]) return false;
   const digest = (s: string) => createHash('sha256').update(s).digest();
