@@ -1,5 +1,6 @@
 // A user's own rows, read in pages for the export, and deleted all at once with the account.
 import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { Tx } from '../accounts/accounts.repo.ts';
 
 /** Rows per read: a page of the largest table is a few megabytes at most. */
 export const EXPORT_PAGE_SIZE = 500;
@@ -8,6 +9,15 @@ export const EXPORT_PAGE_SIZE = 500;
 const page = { orderBy: { id: 'asc' as const }, take: EXPORT_PAGE_SIZE };
 
 export function createAccountDataRepo(prisma: PrismaClient) {
+  /** Whether deleting `userId` would leave other accounts without an active administrator. */
+  async function isLastAdmin(userId: number, tx: Tx = prisma): Promise<boolean> {
+    const [otherAdmins, otherUsers] = await Promise.all([
+      tx.user.count({ where: { isAdmin: true, isActive: true, NOT: { id: userId } } }),
+      tx.user.count({ where: { NOT: { id: userId } } }),
+    ]);
+    return otherAdmins === 0 && otherUsers > 0;
+  }
+
   return {
     findUser: (userId: number) =>
       prisma.user.findUnique({
@@ -96,14 +106,7 @@ export function createAccountDataRepo(prisma: PrismaClient) {
         select: { provider: true, display: true, status: true, createdAt: true, lastSyncedAt: true },
       }),
 
-    /** Whether deleting `userId` would leave other accounts without an active administrator. */
-    async isLastAdmin(userId: number): Promise<boolean> {
-      const [otherAdmins, otherUsers] = await Promise.all([
-        prisma.user.count({ where: { isAdmin: true, isActive: true, NOT: { id: userId } } }),
-        prisma.user.count({ where: { NOT: { id: userId } } }),
-      ]);
-      return otherAdmins === 0 && otherUsers > 0;
-    },
+    isLastAdmin,
 
     /**
      * Deletes the user; every table that names them cascades (addresses, sessions, memories, chat,
@@ -111,9 +114,15 @@ export function createAccountDataRepo(prisma: PrismaClient) {
      * they created stay for the other administrators (created_by becomes null). What no foreign
      * key reaches goes in the same transaction: their rate-limit rows (keyed by id or address)
      * and signed-out sessions that remember them in a pending verification step.
+     * 'last_admin' (nothing deleted) when the user is, by now, the last active administrator: the
+     * check takes the admin area's lock, so two administrators leaving at once (or one leaving while
+     * demoting the other) cannot both go.
      */
-    deleteUser(userId: number, emails: string[]) {
+    deleteUser(userId: number, emails: string[]): Promise<boolean | 'last_admin'> {
       return prisma.$transaction(async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('daybook:admins'))`;
+        const user = await tx.user.findUnique({ where: { id: userId }, select: { isAdmin: true, isActive: true } });
+        if (user?.isAdmin && user.isActive && (await isLastAdmin(userId, tx))) return 'last_admin';
         await tx.$executeRaw`
           DELETE FROM "rate_limit_hits"
           WHERE "key" LIKE ${`%:user:${userId}`}

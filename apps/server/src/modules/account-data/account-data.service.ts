@@ -239,7 +239,9 @@ export function createAccountDataService({ repo, calendar, sessions, limiter, cl
       // and does not stop the deletion: the tokens are deleted with the row either way).
       for (const connection of await calendar.list(user.id)) await calendar.disconnect(user.id, connection.id);
       const emails = (await repo.findUser(user.id))?.emailAddresses.map((e) => e.email) ?? [user.email];
-      await repo.deleteUser(user.id, emails);
+      // Checked again under the admin area's lock: another administrator may have left meanwhile.
+      if ((await repo.deleteUser(user.id, emails)) === 'last_admin')
+        throw new AppError('conflict', ACCOUNT_DATA_MESSAGES.lastAdmin);
       // The rows are gone with the user; this tells whatever holds a session open (chat sockets, on
       // every instance) that they ended.
       await sessions.destroyAllFor(user.id);

@@ -40,6 +40,9 @@ export function socketErrorHandler(error: Error & { code?: string }, socket: Web
   socket.terminate();
 }
 
+/** A write that named a user no longer there (PostgreSQL's, or Prisma's, foreign-key violation). */
+const accountGone = (err: unknown) => ['23503', 'P2003'].includes(String((err as { code?: unknown } | null)?.code));
+
 interface OpenSocket {
   socket: WebSocket;
   sessionId: string;
@@ -166,6 +169,11 @@ export default async function chatRoutes(
     });
 
     const failed = (err: unknown) => {
+      // The account was deleted while its message was being answered: nothing is left to write to.
+      if (socket.readyState !== socket.OPEN && accountGone(err)) {
+        request.log.info({ userId: user.id }, 'chat message dropped: the account is gone');
+        return;
+      }
       request.log.error({ err }, 'chat message failed');
       if (socket.readyState === socket.OPEN) {
         socket.send(
