@@ -433,7 +433,7 @@ export function createChatService(deps: {
       if (call.name !== WEB_RESEARCH_TOOL.name) return;
       try {
         const { query } = JSON.parse(call.arguments) as { query?: unknown };
-        if (typeof query === 'string' && query.trim()) asked.push(query);
+        if (typeof query === 'string' && query.trim()) asked.push(withoutNul(query));
       } catch {
         // Arguments that are not JSON: the model's text answers alone.
       }
@@ -446,7 +446,8 @@ export function createChatService(deps: {
         // The last round offers no tools, so the model has to answer.
         const offered = round < MAX_TOOL_ROUNDS - 1 ? tools : [];
         for await (const delta of llm.stream(turn, undefined, { tools: offered, onToolCall })) {
-          answer += delta;
+          // The model's text is stored as the user's is: PostgreSQL text cannot hold NUL.
+          answer += withoutNul(delta);
           if (!scheduled) {
             scheduled = true;
             setImmediate(flush);
@@ -643,7 +644,7 @@ export function createChatService(deps: {
       if (text.length > CHAT_TEXT_MAX) return refuse('message_too_long', CHAT_TOO_LONG);
 
       if (channel === 'onboarding' && user.onboarded) return refuse('onboarding_finished', ONBOARDING_FINISHED);
-      const clientId = parsed.data.client_id;
+      const clientId = parsed.data.client_id === undefined ? undefined : withoutNul(parsed.data.client_id);
       const seen = clientId === undefined ? null : clientIdsOf(user.id);
       // Already stored: echo it again to this tab. Still being stored: its echo is on the way.
       if (seen && clientId !== undefined && seen.has(clientId)) return seen.get(clientId) ?? null;
