@@ -44,6 +44,17 @@ const PRUNE_MS = 60_000;
 const RECENT_IDS = 20_000;
 const RECONNECT_MAX_MS = 10_000;
 
+/** Half of a surrogate pair, which jsonb refuses as it refuses NUL. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * For JSON.stringify: text jsonb cannot hold becomes U+FFFD, as it would in a text column. One
+ * event's model output with a NUL would otherwise fail the INSERT of every event in its batch.
+ */
+function jsonbSafe(_key: string, value: unknown) {
+  return typeof value === 'string' ? value.replace(LONE_SURROGATE, '\ufffd').replaceAll('\0', '\ufffd') : value;
+}
+
 function localDelivery(log: FastifyBaseLogger) {
   const handlers: Array<(event: RealtimeEvent) => void> = [];
   return {
@@ -53,7 +64,8 @@ function localDelivery(log: FastifyBaseLogger) {
         try {
           handler(event);
         } catch (err) {
-          log.error({ err, type: event.type }, 'realtime handler failed');
+          // A row that is no event at all (null, a string) must not stop the ones read with it.
+          log.error({ err, type: (event as Partial<RealtimeEvent> | null)?.type }, 'realtime handler failed');
         }
       }
     },
@@ -113,7 +125,7 @@ export function createPostgresBus(deps: {
              RETURNING id
            )
            SELECT pg_notify('${PG_CHANNEL}', $1 || ':' || string_agg(id::text, ',' ORDER BY id)) FROM e`,
-          [origin, JSON.stringify(batch)],
+          [origin, JSON.stringify(batch, jsonbSafe)],
         );
       } catch (err) {
         // The tabs on this instance have them; the others' tabs catch up from the history.
