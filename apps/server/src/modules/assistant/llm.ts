@@ -1,6 +1,7 @@
 // The model, through the openai SDK: any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, LM Studio).
 import OpenAI from 'openai';
 import type { Config } from '../../config.ts';
+import { withoutNul } from '../../lib/text.ts';
 import { nodeFetch } from './node-fetch.ts';
 
 export interface LlmMessage {
@@ -87,6 +88,14 @@ function toOpenAI(m: LlmTurnMessage): OpenAI.Chat.Completions.ChatCompletionMess
   return m;
 }
 
+/**
+ * Model output with its NUL characters dropped, raw or JSON-escaped: PostgreSQL text cannot hold
+ * them, and every answer, report and daily message is stored.
+ */
+function jsonWithoutNul(text: string): string {
+  return withoutNul(text).replace(/\\u0000/gi, '');
+}
+
 export function createLlm(config: Config['llm'], embeddingModel?: string): Llm | null {
   if (!config.model) return null;
   const client = new OpenAI({
@@ -161,7 +170,7 @@ export function createLlm(config: Config['llm'], embeddingModel?: string): Llm |
             call.arguments += piece.function?.arguments ?? '';
             calls.set(piece.index, call);
           }
-          const text = delta?.content;
+          const text = delta?.content && withoutNul(delta.content);
           if (text) yield text;
         }
       } finally {
@@ -169,7 +178,8 @@ export function createLlm(config: Config['llm'], embeddingModel?: string): Llm |
       }
       if (idle) throw new Error(`the model sent nothing for ${config.timeoutMs} ms`);
       for (const [index, call] of calls)
-        if (call.name) options.onToolCall?.({ ...call, id: call.id || `call_${index}` });
+        if (call.name)
+          options.onToolCall?.({ ...call, arguments: jsonWithoutNul(call.arguments), id: call.id || `call_${index}` });
     },
     ...(embeddingModel
       ? {
@@ -192,7 +202,7 @@ export function createLlm(config: Config['llm'], embeddingModel?: string): Llm |
       if (res.usage) onUsage?.({ prompt: res.usage.prompt_tokens, completion: res.usage.completion_tokens });
       const message = res.choices[0]?.message;
       const call = message?.tool_calls?.find((c) => c.type === 'function' && c.function.name === tool.name);
-      return call && call.type === 'function' ? call.function.arguments : (message?.content ?? '');
+      return jsonWithoutNul(call && call.type === 'function' ? call.function.arguments : (message?.content ?? ''));
     },
   };
 }
