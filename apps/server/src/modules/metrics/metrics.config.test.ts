@@ -21,8 +21,14 @@ describe('metrics settings', () => {
   });
 
   it('turn on with a token', () => {
-    expect(loadConfig({ METRICS_ENABLED: 'true', METRICS_TOKEN: TOKEN }).metrics).toEqual({ token: TOKEN, workerPort: 9464 });
-    expect(loadConfig({ METRICS_ENABLED: 'on', METRICS_TOKEN: ` ${TOKEN} ` }).metrics).toEqual({ token: TOKEN, workerPort: 9464 });
+    expect(loadConfig({ METRICS_ENABLED: 'true', METRICS_TOKEN: TOKEN }).metrics).toEqual({
+      token: TOKEN,
+      workerPort: 9464,
+    });
+    expect(loadConfig({ METRICS_ENABLED: 'on', METRICS_TOKEN: ` ${TOKEN} ` }).metrics).toEqual({
+      token: TOKEN,
+      workerPort: 9464,
+    });
   });
 
   it('name what is wrong: no token, a short one, one a header cannot carry, a flag that is not one', () => {
