@@ -16,7 +16,11 @@ export default defineConfig({
         // setup runs before any chunk that builds schemas (the contracts, shared by lazy pages):
         // otherwise the probe runs first and the CSP reports it on every page.
         codeSplitting: {
-          groups: [{ name: 'zod', test: /[\\/]node_modules[\\/]zod[\\/]|[\\/]src[\\/]zod-setup\.ts$/, priority: 10 }],
+          groups: [
+            { name: 'zod', test: /[\\/]node_modules[\\/]zod[\\/]|[\\/]src[\\/]zod-setup\.ts$/, priority: 10 },
+            // Everything the first screen needs in one chunk instead of a dozen small shared ones.
+            { name: 'shell', tags: ['$initial'], priority: 5 },
+          ],
         },
       },
     },

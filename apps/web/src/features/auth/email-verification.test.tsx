@@ -45,8 +45,8 @@ describe('the email verification reminder', () => {
       await act(() => router.navigate(path));
       expect(reminder()).toBeInTheDocument();
     }
-    // The profile page reads the account itself; the reminder asked only once, at sign-in.
-    expect(calls(ME).length).toBe(2);
+    // The profile page (loaded on demand) reads the account itself; the reminder asked only once, at sign-in.
+    await waitFor(() => expect(calls(ME).length).toBe(2));
   });
 
   it('asks only once across pages that do not read the account', async () => {
