@@ -1,181 +1,564 @@
-// `npm run bench`: request latency of the server's hot paths, measured over real HTTP on loopback.
-// Starts its own server (embedded database in a temporary folder, or a scratch database on the
-// PostgreSQL server DATABASE_URL names), sends a bounded number of
-// requests with fixed concurrency, and prints p50/p99 per endpoint. Numbers, not pass/fail.
-// Then the flood: one user with BENCH_FLOOD_MEMORIES memories (17,000) runs searches and the chat
-// prompt's memory selection, BENCH_FLOOD_CONCURRENCY (8) at a time, while another user's
-// GET /api/memories/ is timed; printed as a ratio against the same request without the flood.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// `npm run bench`: Daybook's speed against bare references, measured in one run (issue 15).
+//
+// Three kinds of process, so that no measurement shares an event loop with what it measures:
+// - Daybook: the compiled server (`node apps/server/dist/server.js`, NODE_ENV=production, built
+//   first) on a scratch PostgreSQL database (created on DATABASE_URL's server, dropped at the end);
+// - the bare references (scripts/bench/bare.ts): a bare Fastify app doing one primary-key lookup
+//   through a bare `pg` pool on the same database, and a bare `ws` echo server;
+// - the load (scripts/bench/load.ts): autocannon, the chat users and their zero-latency model, the
+//   idle sockets.
+// This process builds, seeds (scripts/bench/seed.ts), conducts, runs Lighthouse while the server
+// idles, prints the tables and writes bench-results/latest.json plus a copy named by time and commit.
+//
+// Settings (environment): DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres), BENCH_RUNS (3),
+// BENCH_SECONDS (5; the session and memories lines and the bare lookup), BENCH_OTHER_SECONDS (2; the
+// other reads), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (50), BENCH_RATE (500 req/s),
+// BENCH_RATE_SECONDS (4), BENCH_CHAT_USERS (100), BENCH_TURNS (5), BENCH_THINK_MS (1000),
+// BENCH_SOCKETS (5000), BENCH_LIGHTHOUSE_RUNS (3), BENCH_ONLY (phases: http,rate,chat,sockets,web),
+// BENCH_ENDPOINTS (names, e.g. session,memories; the bare lookup always runs), BENCH_BUILD=0 (measure
+// the builds already there), BENCH_SERVER_FLAGS (node flags for Daybook, e.g. --cpu-prof
+// --cpu-prof-dir=/tmp/prof), BENCH_OUT (bench-results).
+import { execFileSync, fork, spawn } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildApp } from '../apps/server/src/app.ts';
-import { loadConfig } from '../apps/server/src/config.ts';
-import { MEMORY_SELECTION } from '../apps/server/src/modules/assistant/prompt.ts';
-import { selectionQuery } from '../apps/server/src/modules/memories/memories.repo.ts';
-import { signUpBenchUser } from './lib/bench-users.ts';
+import pg from 'pg';
+import { cpuMeter } from './bench/cpu.ts';
+import type { HttpRun, IdleSockets, LoadRequest, TurnTimes } from './bench/protocol.ts';
+import {
+  BUSY_WARNING,
+  type Endpoint,
+  type EndpointResult,
+  httpTable,
+  median,
+  type OtherLine,
+  otherTable,
+  percentile,
+  summarize,
+} from './bench/report.ts';
+import { MEMORY_COUNT, seed, signUp } from './bench/seed.ts';
+import { type InitialJs, initialJs, type LighthouseRun, lighthouseRun } from './bench/web.ts';
 import { scratchDatabase } from './lib/scratch-db.ts';
 
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
-const FLOOD_MEMORIES = Number(process.env.BENCH_FLOOD_MEMORIES ?? 17_000);
-const FLOOD_CONCURRENCY = Number(process.env.BENCH_FLOOD_CONCURRENCY ?? 8);
-const FLOOD_PROBES = Number(process.env.BENCH_FLOOD_PROBES ?? 200);
-// Words that recur across memories and searches, as a user's do.
-const WORDS = ['coffee', 'garden', 'running', 'lisbon', 'guitar', 'python', 'sister', 'ferry', 'bread', 'chess'];
+const ROOT = path.resolve(import.meta.dirname, '..');
+const env = process.env;
+const num = (name: string, fallback: number) => {
+  const value = Number(env[name] ?? fallback);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number`);
+  return value;
+};
+const S = {
+  databaseUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+  runs: Math.max(1, num('BENCH_RUNS', 3)),
+  seconds: num('BENCH_SECONDS', 5),
+  otherSeconds: num('BENCH_OTHER_SECONDS', 2),
+  warmupSeconds: num('BENCH_WARMUP_SECONDS', 2),
+  connections: num('BENCH_CONNECTIONS', 50),
+  rate: num('BENCH_RATE', 500),
+  rateSeconds: num('BENCH_RATE_SECONDS', 4),
+  chatUsers: num('BENCH_CHAT_USERS', 100),
+  turns: num('BENCH_TURNS', 5),
+  thinkMs: num('BENCH_THINK_MS', 1000),
+  sockets: num('BENCH_SOCKETS', 5000),
+  socketsPerUser: 5,
+  lighthouseRuns: num('BENCH_LIGHTHOUSE_RUNS', 3),
+  phases: new Set((env.BENCH_ONLY ?? 'http,rate,chat,sockets,web').split(',').map((s) => s.trim())),
+  endpoints: env.BENCH_ENDPOINTS ? new Set(env.BENCH_ENDPOINTS.split(',').map((s) => s.trim())) : null,
+  build: env.BENCH_BUILD !== '0',
+  serverFlags: env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [],
+  out: path.resolve(ROOT, env.BENCH_OUT ?? 'bench-results'),
+};
 
-function percentile(sorted: number[], p: number) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
+// The issue's targets.
+const TARGETS = { chatP99Ms: 20, socketsRssMB: 500, initialJsKB: 150, lighthouse: 90 };
 
-async function measure(url: string) {
-  const times: number[] = [];
-  let next = 0;
-  let failures = 0;
-  const worker = async () => {
-    while (next < REQUESTS) {
-      next++;
-      const start = performance.now();
-      const res = await fetch(url);
-      await res.arrayBuffer();
-      if (!res.ok) failures++;
-      times.push(performance.now() - start);
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const seconds = (performance.now() - started) / 1000;
-  times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p99: percentile(times, 99), rps: times.length / seconds, failures };
-}
+const started = Date.now();
+const clock = () => {
+  const s = Math.round((Date.now() - started) / 1000);
+  return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+};
+const progress = (message: string) => console.log(`[${clock()}] ${message}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
 
-const ms = (sorted: number[], p: number) => percentile(sorted, p).toFixed(1).padStart(6);
-
-/** A signed-up user's cookie header (the product signup signs in), with their id. */
-async function newUser(app: Awaited<ReturnType<typeof buildApp>>, token: string, n: number) {
-  const user = await signUpBenchUser(app, {
-    token,
-    email: `bench-flood-${n}@example.com`,
-    remoteAddress: `10.8.0.${n + 1}`,
-    origin: config.publicUrl,
+function run(command: string, args: string[]) {
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')}: ${code}`))));
   });
-  const me = await app.inject({ method: 'GET', url: '/api/users/me/', headers: { cookie: user.cookie } });
-  return { ...user, userId: me.json().id as number };
 }
 
-/** Another user's Memories page, timed while `flood` runs (or alone), one request at a time. */
-async function floodScenario(app: Awaited<ReturnType<typeof buildApp>>, address: string) {
-  const { token } = await app.invites.create({ maxUses: 2, expiresInDays: null, email: null });
-  const flooder = await newUser(app, token, 0);
-  const other = await newUser(app, token, 1);
-  // Straight into the table: an account from before the memory limit (10,000) may hold this many.
-  for (let done = 0; done < FLOOD_MEMORIES; done += 5000) {
-    await app.db.prisma.memory.createMany({
-      data: Array.from({ length: Math.min(5000, FLOOD_MEMORIES - done) }, (_, j) => {
-        const i = done + j;
-        const word = (k: number) => WORDS[(i * k) % WORDS.length];
-        return {
-          userId: flooder.userId,
-          key: i ? `fact ${i}` : 'home city',
-          data: i ? `Note ${i} about ${word(1)}, ${word(3)} and ${word(7)}` : 'Lives in Lisbon',
-          memoryType: i ? 'text' : 'location',
-          source: 'import',
-        };
-      }),
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** RSS of a process, in bytes, from /proc. */
+async function rss(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) * 1024;
+}
+
+/** A forked helper that answers `{ id }` requests over IPC, after a first `{ type: 'ready' }`. */
+async function helper<Ready>(script: string, extraEnv: Record<string, string>) {
+  const child = fork(path.join(ROOT, script), [], {
+    execArgv: process.execArgv,
+    env: { ...env, ...extraEnv },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let ready: (value: Ready) => void = () => {};
+  const readyPromise = new Promise<Ready>((resolve, reject) => {
+    ready = resolve;
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before it was ready`)));
+  });
+  child.on('message', (message: { type?: string; id?: number; result?: unknown; error?: string }) => {
+    if (message.type === 'ready') ready(message as Ready);
+    const call = message.id === undefined ? undefined : pending.get(message.id);
+    if (!call) return;
+    pending.delete(message.id as number);
+    if (message.error) call.reject(new Error(message.error));
+    else call.resolve(message.result);
+  });
+  child.on('exit', () => {
+    for (const call of pending.values()) call.reject(new Error(`${script} exited`));
+  });
+  let seq = 0;
+  const ask = <T>(request: object) =>
+    new Promise<T>((resolve, reject) => {
+      const id = ++seq;
+      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      child.send({ ...request, id });
     });
-  }
-  const seeded = await app.inject({
-    method: 'POST',
-    url: '/api/memories/import/',
-    headers: { cookie: other.cookie, 'x-csrftoken': other.csrf, origin: config.publicUrl },
-    payload: { memories: Array.from({ length: 40 }, (_, i) => ({ key: `mine ${i}`, data: `About ${WORDS[i % 10]}` })) },
+  return { child, ready: await readyPromise, ask };
+}
+
+/** The results folder; runs are this machine's and this hour's, kept for comparison, never committed. */
+async function ensureOut() {
+  await mkdir(S.out, { recursive: true });
+  await writeFile(path.join(S.out, '.gitignore'), '*\n');
+}
+
+const runLine = (e: Endpoint, r: HttpRun) =>
+  `    ${e.name.padEnd(22)} ${Math.round(r.rps).toString().padStart(6)} req/s  p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(6)} ms` +
+  `  other processes ${Math.round((r.foreignCpu ?? 0) * 100)
+    .toString()
+    .padStart(3)}% CPU` +
+  (r.non2xx + r.errors + r.timeouts ? `  ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts` : '');
+
+async function stop(child: ReturnType<typeof spawn>, ms = 12_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, sleep(ms)]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+// ---------------------------------------------------------------------------------------------
+const commit = git('rev-parse', '--short', 'HEAD');
+const dirty = git('status', '--porcelain', '--untracked-files=no')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => l.slice(3));
+console.log(
+  `Daybook speed (issue 15) at ${commit}${dirty.length ? ` with ${dirty.length} uncommitted changes` : ''}; ` +
+    `${os.cpus().length} cores, load average ${os.loadavg()[0]?.toFixed(1)} at the start`,
+);
+
+if (S.build) {
+  progress('building the server and the web app (BENCH_BUILD=0 measures the builds already there)');
+  await run('npm', ['run', 'build', '--silent']);
+  await run('npm', ['run', 'build:server', '--silent']);
+}
+
+const scratch = await scratchDatabase(S.databaseUrl);
+const dataDir = await mkdtemp(path.join(tmpdir(), 'daybook-bench-'));
+const cleanups: Array<() => Promise<unknown>> = [];
+cleanups.push(
+  () => rm(dataDir, { recursive: true, force: true }),
+  () => scratch.drop(),
+);
+const results: Record<string, unknown> = {};
+const failures: string[] = [];
+let serverLog = '';
+
+try {
+  progress(`scratch database ${new URL(scratch.url).pathname.slice(1)}; starting the load and the bare references`);
+  const load = await helper<{ modelUrl: string }>('scripts/bench/load.ts', {});
+  cleanups.unshift(() => load.ask({ type: 'close' }).catch(() => {}));
+  const bare = await helper<{ httpUrl: string; wsUrl: string; pid: number }>('scripts/bench/bare.ts', {
+    BENCH_DATABASE_URL: scratch.url,
   });
-  if (seeded.statusCode !== 200) throw new Error(seeded.body);
-  // As autovacuum would have by the time an account is this big.
-  if (app.db.kind === 'postgres') await app.db.withConnection((conn) => conn.exec('ANALYZE memories'));
+  cleanups.unshift(async () => {
+    bare.child.send({ type: 'close' });
+    await stop(bare.child, 5000);
+  });
+  const ask = <T>(request: LoadRequest) => load.ask<T>(request);
 
-  const timed = async (fn: () => Promise<void>) => {
-    const start = performance.now();
-    await fn();
-    return performance.now() - start;
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const origin = base;
+  progress(
+    `starting Daybook (node apps/server/dist/server.js${S.serverFlags.length ? ` ${S.serverFlags.join(' ')}` : ''}) on ${base}`,
+  );
+  const server = spawn(process.execPath, [...S.serverFlags, path.join(ROOT, 'apps/server/dist/server.js')], {
+    cwd: ROOT,
+    env: {
+      ...env,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: base,
+      DATABASE_URL: scratch.url,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+      SECRET_KEY: 'bench-secret-key-0123456789-abcdefghijklmnop',
+      LLM_BASE_URL: load.ready.modelUrl,
+      LLM_MODEL: 'bench-model',
+      WEATHER_PROVIDER: 'none',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  cleanups.unshift(() => stop(server));
+  const keepLog = (chunk: Buffer) => {
+    serverLog = (serverLog + chunk.toString()).slice(-200_000);
   };
-  const get = async (url: string, cookie: string) => {
-    const res = await fetch(url, { headers: { cookie } });
-    await res.arrayBuffer();
-    if (!res.ok) throw new Error(`${url}: ${res.status}`);
+  server.stdout.on('data', keepLog);
+  server.stderr.on('data', keepLog);
+  const serverPid = server.pid as number;
+
+  // Ready, and the first-run invite the server logs for a new installation.
+  let token = '';
+  for (let waited = 0; !token; waited += 200) {
+    if (server.exitCode !== null) throw new Error(`Daybook exited (${server.exitCode})`);
+    if (waited > 60_000) throw new Error('Daybook did not log its first invite within 60 s');
+    token = /[?&]itoken=([A-Za-z0-9_-]+)/.exec(serverLog)?.[1] ?? '';
+    if (!token) await sleep(200);
+  }
+  const ready = await fetch(`${base}/readyz`);
+  if (!ready.ok) throw new Error(`/readyz answered ${ready.status}`);
+
+  progress(
+    `seeding: one account through signup, ${MEMORY_COUNT.toLocaleString('en')} memories and more accounts with SQL`,
+  );
+  const email = 'main@bench.example';
+  const main = await signUp(base, origin, token, email);
+  const cloneCount = Math.max(S.chatUsers, 0) + Math.ceil(S.sockets / S.socketsPerUser);
+  const db = new pg.Client({ connectionString: scratch.url });
+  await db.connect();
+  const seeded = await seed(db, email, cloneCount).finally(() => db.end());
+  const chatCookies = seeded.clones.slice(0, S.chatUsers);
+  const socketCookies = seeded.clones
+    .slice(S.chatUsers)
+    .flatMap((c) => Array.from({ length: S.socketsPerUser }, () => c))
+    .slice(0, S.sockets);
+
+  const ENDPOINTS: Endpoint[] = [
+    { name: 'bare', label: 'bare Fastify + one `pg` lookup', path: `${bare.ready.httpUrl}/lookup/${seeded.userId}` },
+    {
+      name: 'session',
+      label: '`GET /_allauth/browser/v1/auth/session` (signed in)',
+      path: '/_allauth/browser/v1/auth/session',
+      minShare: 0.5,
+      maxRateP99: 20,
+    },
+    {
+      name: 'memories',
+      label: '`GET /api/memories/?limit=30&offset=0` (10,000 memories)',
+      path: '/api/memories/?limit=30&offset=0',
+      minShare: 0.5,
+      maxRateP99: 20,
+    },
+    {
+      name: 'search',
+      label: 'same with `&search=detail 42`',
+      path: '/api/memories/?limit=30&offset=0&search=detail%2042',
+      minShare: 0.25,
+      maxRateP99: 20,
+    },
+  ];
+  // Every other signed-in read under /api (the GET routes of apps/server/src/modules/*/*.routes.ts),
+  // but the two exports, which are rate-limited downloads of everything (5 an hour).
+  const OTHER_READS: Array<[string, string]> = [
+    ['users-me', '/api/users/me/'],
+    ['resources', '/api/resources/'],
+    ['chat-messages', '/api/chat/messages/'],
+    ['memory', `/api/memories/${seeded.memoryId}/`],
+    ['memory-categories', '/api/memories/categories/'],
+    ['calendar-connections', '/api/calendar/connections/'],
+    ['calendar-events', `/api/calendar/events/?date=${new Date().toISOString().slice(0, 10)}`],
+    ['site', '/api/site/'],
+    ['web-research', `/api/web-research/${seeded.researchId}/`],
+    ['daily-message', `/api/daily-messages/${seeded.dailyMessageId}/`],
+    ['admin-users', '/api/admin/users/'],
+    ['admin-invites', '/api/admin/invites/'],
+  ];
+  for (const [name, p] of OTHER_READS)
+    ENDPOINTS.push({
+      name,
+      label: `\`GET ${p.replace(/\/\d+\//, '/{id}/').replace(/=\d{4}-\d\d-\d\d/, '={today}')}\``,
+      path: p,
+      minShare: 0.3,
+    });
+  const endpoints = ENDPOINTS.filter((e) => e.name === 'bare' || !S.endpoints || S.endpoints.has(e.name));
+  const urlOf = (e: Endpoint) => (e.path.startsWith('http') ? e.path : base + e.path);
+  const headers = { cookie: main.cookie };
+
+  // Each read answers 200 with what it should before it is timed: a fast error would flatter it.
+  const checks: Record<string, (body: string) => boolean> = {
+    session: (b) => b.includes('"is_authenticated":true'),
+    memories: (b) => JSON.parse(b).count === MEMORY_COUNT,
+    search: (b) => JSON.parse(b).count === 111,
   };
-  const probe = async () => {
-    const times: number[] = [];
-    for (let i = 0; i < FLOOD_PROBES; i++) times.push(await timed(() => get(`${address}/api/memories/`, other.cookie)));
-    return times.sort((a, b) => a - b);
+  const measurable: Endpoint[] = [];
+  for (const e of endpoints) {
+    const res = await fetch(urlOf(e), { headers });
+    const body = await res.text();
+    const ok = res.status === 200 && (checks[e.name]?.(body) ?? true);
+    if (ok) measurable.push(e);
+    else failures.push(`${e.label}: answered ${res.status} ${body.slice(0, 200)}`);
+  }
+  for (const f of failures) console.log(`  skipped, not a correct answer: ${f}`);
+
+  const runsOf = new Map<string, HttpRun[]>(measurable.map((e) => [e.name, []]));
+  const rateRunsOf = new Map<string, HttpRun[]>(measurable.map((e) => [e.name, []]));
+  const secondsOf = (e: Endpoint) => (OTHER_READS.some(([n]) => n === e.name) ? S.otherSeconds : S.seconds);
+  const meterDb = new pg.Client({ connectionString: scratch.url });
+  await meterDb.connect();
+  cleanups.unshift(() => meterDb.end());
+  const ourPids = () => [process.pid, serverPid, bare.child.pid ?? 0, load.child.pid ?? 0];
+  const measure = cpuMeter(ourPids, meterDb, new URL(scratch.url).pathname.slice(1));
+  const foreignShares: number[] = [];
+  const http = async (e: Endpoint, seconds: number, overallRate?: number) => {
+    const { value, cpu } = await measure(() =>
+      ask<HttpRun>({
+        type: 'http',
+        url: urlOf(e),
+        headers,
+        connections: S.connections,
+        seconds,
+        ...(overallRate ? { overallRate } : {}),
+      }),
+    );
+    foreignShares.push(cpu.foreign);
+    return { ...value, foreignCpu: cpu.foreign };
   };
 
-  await probe();
-  const alone = await probe();
-  let flooding = true;
-  const searches: number[] = [];
-  const selections: number[] = [];
-  const floodWorker = async (w: number) => {
-    for (let n = 0; flooding; n++) {
-      // Embedded PGlite answers without I/O: let timers and sockets run between queries.
-      await new Promise((r) => setImmediate(r));
-      const word = WORDS[(w + n) % WORDS.length] as string;
-      if ((w + n) % 2) {
-        searches.push(await timed(() => get(`${address}/api/memories/?search=${word.slice(1, 5)}`, flooder.cookie)));
-      } else {
-        // The statement a chat turn runs to pick the prompt's memories.
-        const text = `Any ideas for the ${word} this weekend, and what about my ${WORDS[n % WORDS.length]}?`;
-        const { sql, params } = selectionQuery(flooder.userId, text, MEMORY_SELECTION);
-        selections.push(await timed(async () => void (await app.db.query(sql, params))));
+  if (S.phases.has('http')) {
+    progress(`warm-up: ${S.warmupSeconds} s per endpoint (1 s for the other reads), ${S.connections} connections`);
+    for (const e of measurable)
+      await http(e, secondsOf(e) < S.seconds ? Math.min(1, S.warmupSeconds) : S.warmupSeconds);
+    // Rounds: every endpoint once per round, so a slow minute on this machine touches all of them.
+    for (let round = 1; round <= S.runs; round++) {
+      progress(`full speed, round ${round} of ${S.runs}`);
+      for (const e of measurable) {
+        const r = await http(e, secondsOf(e));
+        runsOf.get(e.name)?.push(r);
+        console.log(runLine(e, r));
       }
     }
-  };
-  const workers = Array.from({ length: FLOOD_CONCURRENCY }, (_, w) => floodWorker(w));
-  let during: number[];
-  try {
-    during = await probe();
-  } finally {
-    flooding = false;
-    await Promise.all(workers);
   }
-  searches.sort((a, b) => a - b);
-  selections.sort((a, b) => a - b);
-  const ratio = (p: number) => (percentile(during, p) / percentile(alone, p)).toFixed(1);
-  console.log(
-    `\nFlood: one user with ${FLOOD_MEMORIES.toLocaleString('en')} memories runs searches and prompt selections, ${FLOOD_CONCURRENCY} at a time;`,
-  );
-  console.log(`another user's GET /api/memories/ (40 memories), ${FLOOD_PROBES} requests one at a time:\n`);
-  console.log('                         p50 ms   p99 ms');
-  console.log(`alone                    ${ms(alone, 50)}   ${ms(alone, 99)}`);
-  console.log(
-    `during the flood         ${ms(during, 50)}   ${ms(during, 99)}   ratio p50 x${ratio(50)}, p99 x${ratio(99)}`,
-  );
-  console.log(`flood: search           ${ms(searches, 50)}   ${ms(searches, 99)}   (${searches.length} requests)`);
-  console.log(`flood: prompt selection ${ms(selections, 50)}   ${ms(selections, 99)}   (${selections.length} queries)`);
-}
+  if (S.phases.has('rate')) {
+    const rated = measurable.filter((e) => e.name === 'bare' || e.maxRateP99 !== undefined);
+    for (let round = 1; round <= S.runs; round++) {
+      progress(`fixed rate ${S.rate} req/s, round ${round} of ${S.runs}`);
+      for (const e of rated) {
+        const r = await http(e, S.rateSeconds, S.rate);
+        rateRunsOf.get(e.name)?.push(r);
+        console.log(runLine(e, r));
+      }
+    }
+  }
+  const bareRps = median(runsOf.get('bare')?.map((r) => r.rps) ?? []);
+  const httpResults: EndpointResult[] = measurable
+    .filter((e) => runsOf.get(e.name)?.length || rateRunsOf.get(e.name)?.length)
+    .map((e) => summarize(e, runsOf.get(e.name) ?? [], rateRunsOf.get(e.name) ?? [], bareRps, S.rate));
+  results.http = httpResults;
+  results.httpSkipped = failures;
 
-const dataDir = await mkdtemp(path.join(tmpdir(), 'daybook-bench-'));
-const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : null;
-const config = loadConfig({
-  ...process.env,
-  ...(scratch ? { DATABASE_URL: scratch.url } : {}),
-  NODE_ENV: 'production',
-  LOG_LEVEL: 'warn',
-  DATA_DIR: dataDir,
-});
-const app = await buildApp(config);
-const address = await app.listen({ host: '127.0.0.1', port: 0 });
-try {
-  console.log(`${REQUESTS} requests per endpoint, ${CONCURRENCY} at a time, against ${address}\n`);
-  console.log('endpoint                 p50 ms   p99 ms   req/s  failures');
-  for (const endpoint of ['/healthz', '/readyz', '/api/site/', '/memories']) {
-    const r = await measure(address + endpoint);
-    console.log(
-      `${endpoint.padEnd(24)} ${r.p50.toFixed(2).padStart(6)}  ${r.p99.toFixed(2).padStart(7)}  ${r.rps.toFixed(0).padStart(6)}  ${r.failures}`,
+  const other: OtherLine[] = [];
+  if (S.phases.has('chat') && S.chatUsers > 0) {
+    progress(`chat: ${S.chatUsers} users, ${S.turns} turns each, ~${S.thinkMs} ms between a user's messages`);
+    const wsUrl = `${base.replace(/^http/, 'ws')}/ws/chat/`;
+    const { value: chat, cpu: chatCpu } = await measure(() =>
+      ask<TurnTimes>({ type: 'chat', wsUrl, origin, cookies: chatCookies, turns: S.turns, thinkMs: S.thinkMs }),
     );
+    progress(`bare ws echo: ${S.chatUsers} users, the same turns`);
+    const { value: echo, cpu: echoCpu } = await measure(() =>
+      ask<TurnTimes>({
+        type: 'echo',
+        wsUrl: bare.ready.wsUrl,
+        origin,
+        users: S.chatUsers,
+        turns: S.turns,
+        thinkMs: S.thinkMs,
+      }),
+    );
+    foreignShares.push(chatCpu.foreign, echoCpu.foreign);
+    const summary = (t: TurnTimes) => ({
+      turns: t.server.length,
+      p50: percentile(t.server, 50),
+      p99: percentile(t.server, 99),
+      max: Math.max(...t.server),
+      totalP99: percentile(t.totals, 99),
+    });
+    const chatSummary = summary(chat);
+    const echoSummary = summary(echo);
+    results.chat = {
+      daybook: { ...chatSummary, foreignCpu: chatCpu.foreign },
+      echo: { ...echoSummary, foreignCpu: echoCpu.foreign },
+    };
+    const lost = chat.server.filter((v) => !Number.isFinite(v)).length;
+    other.push({
+      label: `chat: server-added per turn, p99 (${S.chatUsers} users; p50 in brackets)`,
+      value:
+        `${chatSummary.p99.toFixed(1)} ms (${chatSummary.p50.toFixed(1)} ms)` +
+        (chatCpu.foreign > BUSY_WARNING
+          ? ` (busy machine: others took ${Math.round(chatCpu.foreign * 100)}% CPU)`
+          : ''),
+      reference: `bare ws echo: ${echoSummary.p99.toFixed(1)} ms (${echoSummary.p50.toFixed(1)} ms)`,
+      target: `≤ ${TARGETS.chatP99Ms} ms (today's ~15 ms, with this machine's spread)`,
+      met: lost === 0 && chatSummary.p99 <= TARGETS.chatP99Ms,
+    });
   }
-  if (FLOOD_MEMORIES > 0) await floodScenario(app, address);
+
+  if (S.phases.has('sockets') && S.sockets > 0) {
+    await sleep(2000);
+    const before = await rss(serverPid);
+    progress(
+      `sockets: opening ${S.sockets.toLocaleString('en')} authenticated chat sockets (${S.socketsPerUser} per user)`,
+    );
+    const wsUrl = `${base.replace(/^http/, 'ws')}/ws/chat/`;
+    const opened = await ask<IdleSockets>({ type: 'open-idle', wsUrl, origin, cookies: socketCookies, parallel: 50 });
+    await sleep(3000);
+    const samples: number[] = [];
+    for (let i = 0; i < 5; i++, await sleep(500)) samples.push(await rss(serverPid));
+    const after = Math.max(...samples);
+    await ask({ type: 'close-idle' });
+    const mb = (b: number) => b / 1e6;
+    results.sockets = { requested: S.sockets, ...opened, rssBeforeMB: mb(before), rssMB: mb(after) };
+    const failed = Object.entries(opened.failures).map(([k, v]) => `${v} × ${k}`);
+    other.push({
+      label: `${S.sockets.toLocaleString('en')} idle authenticated sockets: server RSS`,
+      value: `${Math.round(mb(after))} MB (${opened.open.toLocaleString('en')} open${failed.length ? `; ${failed.join(', ')}` : ''})`,
+      reference: `${Math.round(mb(before))} MB before, after the HTTP runs`,
+      target: `< ${TARGETS.socketsRssMB} MB`,
+      met: opened.open === S.sockets && mb(after) < TARGETS.socketsRssMB,
+    });
+  }
+
+  if (S.phases.has('web')) {
+    const js: InitialJs = await initialJs(path.join(ROOT, 'apps/web/dist'));
+    other.push({
+      label: 'web: initial JavaScript, gzipped',
+      value: `${(js.gzipBytes / 1000).toFixed(1)} KB (${js.files.length} files)`,
+      reference: '',
+      target: `≤ ${TARGETS.initialJsKB} KB`,
+      met: js.gzipBytes / 1000 <= TARGETS.initialJsKB,
+    });
+    const lighthouse: Record<string, { runs: LighthouseRun[]; score: number }> = {};
+    for (const [page, signedIn] of [
+      ['/', false],
+      ['/chat', true],
+    ] as const) {
+      const runs: LighthouseRun[] = [];
+      for (let i = 1; i <= S.lighthouseRuns; i++) {
+        progress(`Lighthouse ${page}${signedIn ? ' (signed in)' : ''}, run ${i} of ${S.lighthouseRuns}`);
+        // A trace Lighthouse could not read (NO_NAVSTART on a busy machine) is run again, twice at most.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            runs.push(await lighthouseRun(base + page, signedIn ? main.cookies : {}));
+            break;
+          } catch (err) {
+            if (attempt === 3) throw err;
+            console.log(`    ${(err as Error).message.slice(0, 160)}; again`);
+          }
+        }
+      }
+      const shot = runs.at(-1)?.screenshot;
+      if (shot) {
+        await ensureOut();
+        await writeFile(path.join(S.out, `lighthouse-${page === '/' ? 'home' : page.slice(1)}.jpg`), shot);
+      }
+      for (const r of runs) delete r.screenshot;
+      const score = median(runs.map((r) => r.score));
+      lighthouse[page] = { runs, score };
+      const wrongPage = runs.filter((r) => new URL(r.finalUrl).pathname.replace(/\/$/, '') !== page.replace(/\/$/, ''));
+      other.push({
+        label: `web: Lighthouse performance, \`${page}\`${signedIn ? ' (signed in)' : ''}`,
+        value: `${score} (runs: ${runs.map((r) => r.score).join(', ')})`,
+        reference: `LCP ${Math.round(median(runs.map((r) => r.lcpMs)))} ms, TBT ${Math.round(median(runs.map((r) => r.tbtMs)))} ms`,
+        target: `≥ ${TARGETS.lighthouse}`,
+        met: wrongPage.length ? false : score >= TARGETS.lighthouse,
+      });
+      if (wrongPage.length) failures.push(`Lighthouse ${page} ended at ${wrongPage[0]?.finalUrl}`);
+    }
+    results.web = { initialJs: js, lighthouse };
+  }
+  results.other = other;
+
+  // ---------------------------------------------------------------------------------------------
+  const finished = new Date();
+  const header =
+    `Measured by \`npm run bench\` at ${commit}${dirty.length ? ' (with uncommitted changes)' : ''}, ` +
+    `${finished.toISOString().slice(0, 16).replace('T', ' ')} UTC: ${S.connections} connections, ` +
+    `median of ${S.runs} runs of ${S.seconds} s (other reads ${S.otherSeconds} s; fixed rate ${S.rateSeconds} s) ` +
+    `after a ${S.warmupSeconds} s warm-up; ${os.cpus().length} cores, load average ${os.loadavg()[0]?.toFixed(1)}.`;
+  const busy = {
+    median: median(foreignShares),
+    max: foreignShares.length ? Math.max(...foreignShares) : Number.NaN,
+  };
+  const contention = foreignShares.length
+    ? `Other processes on this machine used ${Math.round(busy.median * 100)}% of its CPU during the median run ` +
+      `(${Math.round(busy.max * 100)}% at most)` +
+      (busy.median > BUSY_WARNING
+        ? ': a busy machine, so the figures are lower and noisier than on a quiet one; ratios within the run hold better than absolute numbers.'
+        : '.')
+    : '';
+  console.log(`\n${header}${contention ? ` ${contention}` : ''}\n`);
+  if (httpResults.length) console.log(`${httpTable(httpResults, S.rate)}\n`);
+  if (other.length) console.log(`${otherTable(other)}\n`);
+  for (const f of failures) console.log(`Not measured or wrong: ${f}`);
+  const lines = [
+    ...httpResults.map((e) => ({ label: e.label, met: e.failures ? false : e.met })),
+    ...other.map((o) => ({ label: o.label, met: o.met })),
+  ].filter((l) => l.met !== null);
+  const missed = lines.filter((l) => !l.met);
+  console.log(
+    `${lines.length - missed.length} of ${lines.length} targets met${missed.length ? `; not met: ${missed.map((l) => l.label).join('; ')}` : ''}.`,
+  );
+
+  const report = {
+    version: 1,
+    commit,
+    uncommitted: dirty,
+    startedAt: new Date(started).toISOString(),
+    finishedAt: finished.toISOString(),
+    seconds: Math.round((finished.getTime() - started) / 1000),
+    machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model, loadAverage: os.loadavg(), node: process.version },
+    settings: { ...S, phases: [...S.phases], endpoints: S.endpoints ? [...S.endpoints] : null },
+    targetsMet: lines.length - missed.length,
+    targets: lines.length,
+    foreignCpu: busy,
+    ...results,
+    header,
+    contention,
+  };
+  await ensureOut();
+  const latest = path.join(S.out, 'latest.json');
+  await writeFile(latest, `${JSON.stringify(report, null, 2)}\n`);
+  const stamped = path.join(S.out, `${finished.toISOString().replace(/[:.]/g, '-')}-${commit}.json`);
+  await copyFile(latest, stamped);
+  progress(`wrote ${path.relative(ROOT, latest)} and ${path.relative(ROOT, stamped)}`);
+} catch (err) {
+  console.error(err);
+  if (serverLog) console.error(`Daybook's last log lines:\n${serverLog.split('\n').slice(-20).join('\n')}`);
+  process.exitCode = 1;
 } finally {
-  await app.close();
-  await rm(dataDir, { recursive: true, force: true });
-  await scratch?.drop();
+  for (const cleanup of cleanups) await cleanup().catch((err) => console.error('cleanup:', err));
 }

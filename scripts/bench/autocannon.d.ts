@@ -1,0 +1,38 @@
+// The part of autocannon's API (it ships no types) that scripts/bench/load.ts uses.
+declare module 'autocannon' {
+  interface Options {
+    url: string;
+    connections?: number;
+    /** Seconds. */
+    duration?: number;
+    headers?: Record<string, string>;
+    /** Requests per second over all connections. */
+    overallRate?: number;
+  }
+  interface Histogram {
+    average: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    max: number;
+  }
+  interface Result {
+    /** Seconds the run took. */
+    duration: number;
+    latency: Histogram;
+    requests: Histogram & { total: number };
+    '2xx': number;
+    non2xx: number;
+    errors: number;
+    timeouts: number;
+  }
+  interface Instance extends PromiseLike<Result> {
+    /** Each response: its status, size and time in ms (a float). */
+    on(
+      event: 'response',
+      listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void,
+    ): this;
+  }
+  function autocannon(options: Options): Instance;
+  export default autocannon;
+}

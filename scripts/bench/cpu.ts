@@ -1,0 +1,62 @@
+// How much of the machine's CPU went to processes outside the benchmark during a measurement: on a
+// shared machine another job's load skews one run's figures and not the next one's, so each run
+// records it and the report says when a result was measured on a busy machine. From /proc: the
+// machine's busy time (steal included) minus the CPU time of the benchmark's own processes (this
+// one, Daybook, the bare references, the load, and the PostgreSQL backends of the scratch database).
+import { readFile } from 'node:fs/promises';
+import type pg from 'pg';
+
+/** Busy and total jiffies of the whole machine. */
+async function machine(): Promise<{ busy: number; total: number }> {
+  const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0] ?? '';
+  const [, ...fields] = line.trim().split(/\s+/);
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields.map(Number);
+  const total = user + nice + system + idle + iowait + irq + softirq + steal;
+  return { busy: total - idle - iowait, total };
+}
+
+/** User and system jiffies of one process (all its threads); 0 once it is gone. */
+async function processJiffies(pid: number): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // The command name may hold spaces and parentheses: fields count from after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+export interface CpuShare {
+  /** Share of the machine (all cores) used by processes outside the benchmark, 0-1. */
+  foreign: number;
+  /** Share of the machine used by the benchmark's processes, 0-1. */
+  ours: number;
+}
+
+/**
+ * Measures over `fn`. `pids` are the benchmark's processes; `db` (connected to the scratch
+ * database) names its backends, looked up before and after so pooled connections count.
+ */
+export function cpuMeter(pids: () => number[], db: pg.Client, database: string) {
+  const backends = async () =>
+    (await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database])).rows.map(
+      (r) => r.pid,
+    );
+  const snapshot = async (ids: number[]) => {
+    const [m, ...each] = await Promise.all([machine(), ...ids.map((pid) => processJiffies(pid))]);
+    return { m: m as { busy: number; total: number }, ours: (each as number[]).reduce((a, b) => a + b, 0) };
+  };
+  return async function measure<T>(fn: () => Promise<T>): Promise<{ value: T; cpu: CpuShare }> {
+    const ids = [...new Set([...pids(), ...(await backends())])];
+    const before = await snapshot(ids);
+    const value = await fn();
+    const after = [...new Set([...ids, ...(await backends())])];
+    // Backends that appeared during fn count from zero: their whole life was inside it.
+    const end = await snapshot(after);
+    const total = end.m.total - before.m.total || 1;
+    const ours = Math.max(0, end.ours - before.ours);
+    const foreign = Math.max(0, end.m.busy - before.m.busy - ours);
+    return { value, cpu: { foreign: foreign / total, ours: ours / total } };
+  };
+}

@@ -1,0 +1,202 @@
+// The load side of `npm run bench`, in a process of its own (forked by scripts/bench.ts), so that
+// neither Daybook's event loop nor the bare references' carry the client's work. It holds:
+// - autocannon (its API, in this process): HTTP runs at full speed or at a fixed overall rate;
+// - the zero-latency OpenAI-compatible model Daybook talks to, and the simulated chat users whose
+//   server-added time per turn it measures (as scripts/bench-chat-load.ts does);
+// - clients of the bare ws echo server, paced like the chat users;
+// - the idle authenticated chat sockets whose cost the server's RSS shows.
+// The parent sends requests over IPC ({ id, type, ... }) and gets { id, result } or { id, error }.
+import autocannon from 'autocannon';
+import WebSocket from 'ws';
+import { startFakeOpenAI } from '../../tests/helpers/fake-openai.ts';
+import type { HttpRun, LoadRequest, TurnTimes } from './protocol.ts';
+
+if (!process.send) throw new Error('run by scripts/bench.ts (forked)');
+const send = (message: object) => process.send?.(message);
+
+const fake = await startFakeOpenAI();
+fake.onChat(() => ({ text: 'Sure, here is a short answer.', chunks: 4 }));
+
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+
+/**
+ * One autocannon run. Latencies come from every 2xx response's own time (autocannon's float ms),
+ * not from its histogram: that one keeps whole ms, and at a fixed rate it "corrects" coordinated
+ * omission with an expected interval of ceil(1 / per-connection rate) = 1 ms, which adds a
+ * made-up sample for every millisecond of each response. At a fixed rate autocannon lets each
+ * connection send its share of a second back to back, then pause until the next second.
+ */
+async function http(req: Extract<LoadRequest, { type: 'http' }>): Promise<HttpRun> {
+  const times: number[] = [];
+  const instance = autocannon({
+    url: req.url,
+    connections: req.connections,
+    duration: req.seconds,
+    headers: req.headers,
+    ...(req.overallRate ? { overallRate: req.overallRate } : {}),
+  });
+  instance.on('response', (_client, status, _bytes, responseTime) => {
+    if (status >= 200 && status < 300) times.push(responseTime);
+  });
+  const result = await instance;
+  times.sort((a, b) => a - b);
+  return {
+    rps: times.length / (result.duration || req.seconds),
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    max: times.at(-1) ?? Number.NaN,
+    ok: times.length,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+/** Opens a socket and waits for its first frame (Daybook's history; the echo server sends none). */
+function openSocket(url: string, headers: Record<string, string>, waitForFrame: boolean): Promise<WebSocket> {
+  const ws = new WebSocket(url, { headers });
+  return new Promise<WebSocket>((resolve, reject) => {
+    const fail = (err: Error) => reject(err);
+    ws.once('error', fail);
+    ws.once('close', (code, reason) => reject(new Error(`closed ${code} ${reason.toString()}`)));
+    const done = () => {
+      ws.off('error', fail);
+      ws.removeAllListeners('close');
+      ws.on('error', () => {});
+      resolve(ws);
+    };
+    if (waitForFrame) ws.once('message', done);
+    else ws.once('open', done);
+  });
+}
+
+/** Daybook: total turn time, and the server's share (frame sent → model request; model done → reply). */
+function chatTurn(ws: WebSocket, text: string): Promise<{ total: number; server: number }> {
+  const start = now();
+  return new Promise((resolve) => {
+    const onMessage = (data: WebSocket.RawData) => {
+      if (JSON.parse(data.toString()).message_type !== 'markdown') return;
+      ws.off('message', onMessage);
+      const end = now();
+      const i = fake.requests.findLastIndex((r) => r.stream && r.messages.at(-1)?.content === text);
+      const t = fake.timings[i];
+      const server = t
+        ? performance.timeOrigin + t.receivedAt - start + (end - (performance.timeOrigin + t.finishedAt))
+        : Number.NaN;
+      resolve({ total: end - start, server });
+    };
+    ws.on('message', onMessage);
+    ws.send(JSON.stringify({ author_type: 'human', message_type: 'message', raw_text: text }));
+  });
+}
+
+/** The bare echo server: the round trip of the same frame. */
+function echoTurn(ws: WebSocket, text: string): Promise<{ total: number; server: number }> {
+  const frame = JSON.stringify({ author_type: 'human', message_type: 'message', raw_text: text });
+  const start = now();
+  return new Promise((resolve) => {
+    const onMessage = (data: WebSocket.RawData) => {
+      if (data.toString() !== frame) return;
+      ws.off('message', onMessage);
+      const total = now() - start;
+      resolve({ total, server: total });
+    };
+    ws.on('message', onMessage);
+    ws.send(frame);
+  });
+}
+
+/** `users` sockets, one warm-up turn each, then `turns` turns each with people's pauses between. */
+async function conversation(req: Extract<LoadRequest, { type: 'chat' | 'echo' }>): Promise<TurnTimes> {
+  const isChat = req.type === 'chat';
+  const headers = (i: number): Record<string, string> =>
+    isChat ? { cookie: req.cookies[i] ?? '', origin: req.origin } : { origin: req.origin };
+  const count = isChat ? req.cookies.length : req.users;
+  const sockets = await Promise.all(Array.from({ length: count }, (_, i) => openSocket(req.wsUrl, headers(i), isChat)));
+  const turn = isChat ? chatTurn : echoTurn;
+  // One unmeasured turn per user first: the numbers describe a warm server, not JIT compilation.
+  for (const [i, ws] of sockets.entries()) await turn(ws, `Warm-up from user ${i} (${req.type})`);
+  const totals: number[] = [];
+  const server: number[] = [];
+  await Promise.all(
+    sockets.map(async (ws, i) => {
+      await sleep(Math.random() * req.thinkMs);
+      for (let n = 0; n < req.turns; n++) {
+        if (n) await sleep(req.thinkMs * (0.5 + Math.random()));
+        const t = await turn(ws, `Message ${n} from user ${i}: what should I read this week?`);
+        totals.push(t.total);
+        server.push(t.server);
+      }
+    }),
+  );
+  for (const ws of sockets) ws.close();
+  return { totals, server };
+}
+
+let idle: WebSocket[] = [];
+
+/** Opens one socket per cookie, `parallel` at a time, each waiting for its history; they stay open. */
+async function openIdle(req: Extract<LoadRequest, { type: 'open-idle' }>) {
+  let next = 0;
+  const failures = new Map<string, number>();
+  const started = performance.now();
+  const worker = async () => {
+    while (next < req.cookies.length) {
+      const cookie = req.cookies[next++] ?? '';
+      try {
+        idle.push(await openSocket(req.wsUrl, { cookie, origin: req.origin }, true));
+      } catch (err) {
+        const reason = (err as Error).message;
+        failures.set(reason, (failures.get(reason) ?? 0) + 1);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: req.parallel }, worker));
+  return {
+    open: idle.filter((ws) => ws.readyState === WebSocket.OPEN).length,
+    failures: Object.fromEntries(failures),
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+async function closeIdle() {
+  const closing = idle.map(
+    (ws) =>
+      new Promise((r) => {
+        ws.once('close', r);
+        ws.close();
+      }),
+  );
+  await Promise.race([Promise.all(closing), sleep(5000)]);
+  for (const ws of idle) ws.terminate();
+  idle = [];
+  return { closed: closing.length };
+}
+
+const handlers: { [K in LoadRequest['type']]: (req: Extract<LoadRequest, { type: K }>) => Promise<unknown> } = {
+  http,
+  chat: conversation,
+  echo: conversation,
+  'open-idle': openIdle,
+  'close-idle': closeIdle,
+  close: async () => {
+    await closeIdle();
+    await fake.close();
+    setImmediate(() => process.exit(0));
+    return {};
+  },
+};
+
+process.on('message', (req: LoadRequest & { id: number }) => {
+  const handler = handlers[req.type] as (r: LoadRequest) => Promise<unknown>;
+  handler(req).then(
+    (result) => send({ id: req.id, result }),
+    (err: Error) => send({ id: req.id, error: err.stack ?? err.message }),
+  );
+});
+process.on('disconnect', () => process.exit(0));
+send({ type: 'ready', modelUrl: fake.baseUrl });

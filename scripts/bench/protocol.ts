@@ -1,0 +1,43 @@
+// What scripts/bench.ts asks its load process (scripts/bench/load.ts) over IPC, and the answers.
+
+export type LoadRequest =
+  | {
+      type: 'http';
+      url: string;
+      headers: Record<string, string>;
+      connections: number;
+      seconds: number;
+      /** Requests per second over all connections; unset: as fast as the server answers. */
+      overallRate?: number;
+    }
+  | { type: 'chat'; wsUrl: string; origin: string; cookies: string[]; turns: number; thinkMs: number }
+  | { type: 'echo'; wsUrl: string; origin: string; users: number; turns: number; thinkMs: number }
+  | { type: 'open-idle'; wsUrl: string; origin: string; cookies: string[]; parallel: number }
+  | { type: 'close-idle' }
+  | { type: 'close' };
+
+/** One autocannon run: 2xx answers per second, and their latency in ms. */
+export interface HttpRun {
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** Share of the machine's CPU that processes outside the benchmark used meanwhile (set by bench.ts). */
+  foreignCpu?: number;
+}
+
+/** Per measured turn, in ms: the whole turn, and the part the server (or the echo) added. */
+export interface TurnTimes {
+  totals: number[];
+  server: number[];
+}
+
+export interface IdleSockets {
+  open: number;
+  failures: Record<string, number>;
+  seconds: number;
+}
