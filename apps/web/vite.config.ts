@@ -1,11 +1,35 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+
+// Brotli and gzip copies of every text file of the build (file.js.br, file.js.gz), which the server
+// sends to browsers that accept them (@fastify/static preCompressed): compressed once, at the best level.
+function precompress(): Plugin {
+  return {
+    name: 'daybook:precompress',
+    apply: 'build',
+    enforce: 'post',
+    writeBundle(output, bundle) {
+      const outDir = output.dir ?? 'dist';
+      for (const fileName of Object.keys(bundle)) {
+        if (!/\.(js|css|html|svg|json)$/.test(fileName)) continue;
+        const file = path.join(outDir, fileName);
+        const data = readFileSync(file);
+        if (data.length < 1024) continue;
+        writeFileSync(`${file}.br`, brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+        writeFileSync(`${file}.gz`, gzipSync(data, { level: 9 }));
+      }
+    },
+  };
+}
 
 // In development the API, account and WebSocket calls go to the Fastify server.
 const target = process.env.DAYBOOK_SERVER_URL ?? 'http://127.0.0.1:3000';
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), precompress()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,
