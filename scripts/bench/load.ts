@@ -17,6 +17,7 @@ const send = (message: object) => process.send?.(message);
 const fake = await startFakeOpenAI();
 fake.onChat(() => ({ text: 'Sure, here is a short answer.', chunks: 4 }));
 
+const TURN_TIMEOUT_MS = 30_000;
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -78,8 +79,14 @@ function openSocket(url: string, headers: Record<string, string>, waitForFrame: 
 function chatTurn(ws: WebSocket, text: string): Promise<{ total: number; server: number }> {
   const start = now();
   return new Promise((resolve) => {
+    // A reply that never comes is a lost turn (NaN), not a benchmark that never ends.
+    const timer = setTimeout(() => {
+      ws.off('message', onMessage);
+      resolve({ total: Number.NaN, server: Number.NaN });
+    }, TURN_TIMEOUT_MS);
     const onMessage = (data: WebSocket.RawData) => {
       if (JSON.parse(data.toString()).message_type !== 'markdown') return;
+      clearTimeout(timer);
       ws.off('message', onMessage);
       const end = now();
       const i = fake.requests.findLastIndex((r) => r.stream && r.messages.at(-1)?.content === text);

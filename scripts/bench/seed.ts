@@ -100,17 +100,19 @@ export async function seed(db: pg.Client, email: string, cloneCount: number): Pr
      FROM generate_series(0, 199) AS i`,
     [userId],
   );
-  // 30 finished research reports with 5 sources each, and 30 delivered daily messages.
+  // 30 finished research reports with 5 sources each (already posted to the chat, or the server's
+  // worker would post them while the benchmark runs), and 30 delivered daily messages.
   const sources = JSON.stringify(
     Array.from({ length: 5 }, (_, i) => ({ url: `https://example.com/article-${i + 1}`, title: `Article ${i + 1}` })),
   );
   await db.query(
     `INSERT INTO researches (user_id, query, status, origin, introduction, body, conclusion, sources,
-                             pages_found, pages_read, created_at, started_at, finished_at)
+                             pages_found, pages_read, created_at, started_at, finished_at, report_message_id)
      SELECT $1, 'Research topic ' || i, 'done', 'chat', 'What the sources say [1].',
             '### Findings' || E'\\n\\n' || repeat('A finding with a citation [2]. ', 40), 'In short [1].', $2::jsonb,
             15, 15, now() - make_interval(hours => i), now() - make_interval(hours => i),
-            now() - make_interval(hours => i) + interval '40 seconds'
+            now() - make_interval(hours => i) + interval '40 seconds',
+            (SELECT max(id) FROM chat_messages WHERE user_id = $1)
      FROM generate_series(1, 30) AS i`,
     [userId, sources],
   );
