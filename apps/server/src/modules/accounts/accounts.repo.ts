@@ -1,4 +1,5 @@
 // The only place account data touches Prisma: users, their email addresses, sessions, rate limits.
+import type { Query } from '../../db/database.ts';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
 
 export type Tx = Prisma.TransactionClient | PrismaClient;
@@ -6,8 +7,47 @@ export type Tx = Prisma.TransactionClient | PrismaClient;
 export type UserRow = Awaited<ReturnType<PrismaClient['user']['findUniqueOrThrow']>>;
 export type EmailRow = Awaited<ReturnType<PrismaClient['emailAddress']['findUniqueOrThrow']>>;
 export type SessionRow = Awaited<ReturnType<PrismaClient['session']['findUniqueOrThrow']>>;
+/** A session with its user (null for an anonymous session), as every request with a cookie loads it. */
+export type SessionWithUser = Pick<SessionRow, 'id' | 'userId' | 'data' | 'expiresAt'> & { user: UserRow | null };
 
-export function createAccountsRepo(prisma: PrismaClient) {
+// Every request with a session cookie reads its session and user, so that read goes straight to the
+// driver (see Database.query) in one statement. `satisfies` names every column of UserRow: a new
+// column in the schema fails the type check here until it is added.
+const USER_COLUMNS = {
+  id: 'id',
+  email: 'email',
+  passwordHash: 'password_hash',
+  isActive: 'is_active',
+  isAdmin: 'is_admin',
+  isDailyMessagePaused: 'is_daily_message_paused',
+  learnFromChats: 'learn_from_chats',
+  onboardedAt: 'onboarded_at',
+  passwordChangedAt: 'password_changed_at',
+  lastLoginAt: 'last_login_at',
+  timeZone: 'time_zone',
+  dailyMessageTime: 'daily_message_time',
+  dailyMessageEmail: 'daily_message_email',
+  locationName: 'location_name',
+  locationCountry: 'location_country',
+  latitude: 'latitude',
+  longitude: 'longitude',
+  temperatureUnit: 'temperature_unit',
+  createdAt: 'created_at',
+} as const satisfies Record<keyof UserRow, string>;
+const USER_FIELDS = Object.keys(USER_COLUMNS) as Array<keyof UserRow>;
+const SESSION_WITH_USER = `SELECT s.id AS "s.id", s.user_id AS "s.userId", s.data AS "s.data", s.expires_at AS "s.expiresAt",
+  ${Object.entries(USER_COLUMNS)
+    .map(([field, column]) => `u.${column} AS "${field}"`)
+    .join(', ')}
+  FROM sessions s LEFT JOIN users u ON u.id = s.user_id WHERE s.id = $1`;
+
+/** Prisma's raw query, for callers that have no driver query at hand (scripts, rate-limit tests). */
+const prismaQuery =
+  (prisma: PrismaClient): Query =>
+  <T>(text: string, params: unknown[] = []) =>
+    prisma.$queryRawUnsafe<T[]>(text, ...params);
+
+export function createAccountsRepo(prisma: PrismaClient, query: Query = prismaQuery(prisma)) {
   return {
     transaction<T>(fn: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
       return prisma.$transaction(fn);
@@ -90,9 +130,33 @@ export function createAccountsRepo(prisma: PrismaClient) {
 
     // ---- sessions ----
     findSession: (id: string, tx: Tx = prisma) => tx.session.findUnique({ where: { id } }),
+    /** The session and its user in one round trip. */
+    async findSessionWithUser(id: string): Promise<SessionWithUser | null> {
+      const [row] = await query<Record<string, unknown>>(SESSION_WITH_USER, [id], 'daybook_session_with_user');
+      if (!row) return null;
+      let user: UserRow | null = null;
+      if (row['s.userId'] !== null) {
+        user = {} as UserRow;
+        for (const field of USER_FIELDS) (user as Record<string, unknown>)[field] = row[field];
+      }
+      return {
+        id: row['s.id'] as string,
+        userId: row['s.userId'] as number | null,
+        data: row['s.data'] as SessionRow['data'],
+        expiresAt: row['s.expiresAt'] as Date,
+        user,
+      };
+    },
     /** One query: the session exists, has not expired, and belongs to an active user. */
     isSessionLive: async (id: string, now: Date) =>
-      (await prisma.session.count({ where: { id, expiresAt: { gt: now }, user: { isActive: true } } })) > 0,
+      (
+        await query<{ live: boolean }>(
+          `SELECT EXISTS (SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
+             WHERE s.id = $1 AND s.expires_at > ($2::timestamptz AT TIME ZONE 'UTC') AND u.is_active) AS live`,
+          [id, now.toISOString()],
+          'daybook_session_live',
+        )
+      )[0]?.live === true,
     createSession: (data: { id: string; userId: number | null; data: object; expiresAt: Date }, tx: Tx = prisma) =>
       tx.session.create({ data }),
     updateSession: (

@@ -42,9 +42,10 @@ export function createSessionsService({ repo, clock }: { repo: AccountsRepo; clo
   return {
     async load(key: string | undefined): Promise<LoadedSession | null> {
       if (!key || key.length > 100) return null;
-      const row = await repo.findSession(hashKey(key));
+      // One round trip: the session and its user (see AccountsRepo.findSessionWithUser).
+      const row = await repo.findSessionWithUser(hashKey(key));
       if (!row || row.expiresAt <= clock.now()) return null;
-      const user = row.userId ? await repo.findUserById(row.userId) : null;
+      const user = row.user;
       // A deactivated user's session ends with the deactivation.
       if (row.userId && !user?.isActive) return null;
       const data = (row.data ?? {}) as SessionData;
