@@ -14,7 +14,14 @@ import {
 import type { z } from 'zod';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
-import { isDuplicateKey, type MemoriesRepo, type MemoryFields, type MemoryRow, type WriteTx } from './memories.repo.ts';
+import {
+  isDuplicateKey,
+  type MemoriesRepo,
+  type MemoryFields,
+  type MemoryListRow,
+  type MemoryRow,
+  type WriteTx,
+} from './memories.repo.ts';
 
 const LABELS = Object.fromEntries(MEMORY_TYPES.map((t) => [t.value, t.label])) as Record<TMemoryType, string>;
 const DUPLICATE = 'You already have a memory with this key.';
@@ -29,7 +36,10 @@ const importTooBig = (have: number, adding: number) =>
     `This import would take you past ${MAX} memories, the most Daybook keeps for one account: you have ${have.toLocaleString('en')} and it adds ${adding.toLocaleString('en')} new ones. Delete some memories, or import fewer.`,
   );
 
-export function presentMemory(row: MemoryRow): TMemory {
+/** A time as the API writes it; the Memories page's rows bring theirs already written (see MemoriesRepo.list). */
+const iso = (at: Date | string) => (typeof at === 'string' ? at : at.toISOString());
+
+export function presentMemory(row: MemoryRow | MemoryListRow): TMemory {
   const type = (row.memoryType in LABELS ? row.memoryType : 'text') as TMemoryType;
   return {
     id: row.id,
@@ -41,9 +51,9 @@ export function presentMemory(row: MemoryRow): TMemory {
     frequency_description: row.frequencyDescription,
     source: row.source as TMemory['source'],
     source_message_id: row.sourceMessageId,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-    deleted_at: row.deletedAt?.toISOString() ?? null,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+    deleted_at: row.deletedAt === null ? null : iso(row.deletedAt),
     deleted_reason: row.deletedReason,
   };
 }
