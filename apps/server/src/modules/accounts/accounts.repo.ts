@@ -116,6 +116,15 @@ export function createAccountsRepo(prisma: PrismaClient, query: Query = prismaQu
     findEmail: (userId: number, email: string, tx: Tx = prisma) =>
       tx.emailAddress.findUnique({ where: { userId_email: { userId, email } } }),
     findEmailById: (id: number, tx: Tx = prisma) => tx.emailAddress.findUnique({ where: { id } }),
+    /** Whether `email` is a verified address of `userId`; the app reads it on every GET /api/users/me/. */
+    isEmailVerified: async (userId: number, email: string) =>
+      (
+        await query<{ verified: boolean }>(
+          'SELECT verified FROM email_addresses WHERE user_id = $1 AND email = $2',
+          [userId, email],
+          'daybook_email_verified',
+        )
+      )[0]?.verified === true,
     isVerifiedElsewhere: async (email: string, userId: number, tx: Tx = prisma) =>
       (await tx.emailAddress.count({ where: { email, verified: true, NOT: { userId } } })) > 0,
     addEmail: (userId: number, email: string, tx: Tx = prisma) =>

@@ -181,13 +181,13 @@ export function createAccountsService(deps: AccountsDeps) {
     },
 
     async userMe(user: UserRow): Promise<TUserMe> {
-      const primary = await repo.findEmail(user.id, user.email);
+      const emailVerified = await repo.isEmailVerified(user.id, user.email);
       return {
         id: user.id,
         email: user.email,
         display: user.email,
         has_usable_password: user.passwordHash !== null,
-        email_verified: primary?.verified ?? false,
+        email_verified: emailVerified,
         is_admin: user.isAdmin,
         is_daily_message_paused: user.isDailyMessagePaused,
         daily_message_time: user.dailyMessageTime,
