@@ -226,7 +226,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     if (left) app.log.warn(`${left} mail(s) still being sent at shutdown`);
     if (!deps.mailer) mailer.close();
   });
-  const accountsRepo = createAccountsRepo(prisma);
+  const accountsRepo = createAccountsRepo(prisma, app.db.query);
   const limiter = createRateLimiter({ repo: accountsRepo, clock });
   const sessions = createSessionsService({ repo: accountsRepo, clock });
   const invites = createInvitesService({
