@@ -201,8 +201,9 @@ export function createPostgresBus(deps: {
     attempt = 0;
     if (first) {
       // From now on: what was sent before this process started is not its business.
-      const { rows } = await c.query<{ max: string | null }>('SELECT max(id)::text AS max FROM realtime_events');
-      if (rows[0]?.max && BigInt(rows[0].max) > lastId) lastId = BigInt(rows[0].max);
+      // (Through the pool: the listening connection may already be reading a notification's events.)
+      const [row] = await query<{ max: string | null }>('SELECT max(id)::text AS max FROM realtime_events');
+      if (row?.max && BigInt(row.max) > lastId) lastId = BigInt(row.max);
     } else {
       // Back after a drop: what the other instances sent meanwhile, in order.
       read(
