@@ -17,6 +17,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { UserRow } from '../accounts/accounts.repo.ts';
+import { presentLocation } from '../accounts/accounts.service.ts';
 import { verifyPassword } from '../accounts/passwords.ts';
 import { LIMITS, type RateLimiter } from '../accounts/rate-limit.ts';
 import type { SessionsService } from '../accounts/sessions.service.ts';
@@ -52,15 +53,7 @@ export function presentAccount(user: Row<'findUser'>): TExportAccount {
     settings: {
       learn_from_chats: user.learnFromChats,
       time_zone: user.timeZone,
-      location:
-        user.locationName !== null && user.latitude !== null && user.longitude !== null
-          ? {
-              name: user.locationName,
-              country_code: user.locationCountry,
-              latitude: user.latitude,
-              longitude: user.longitude,
-            }
-          : null,
+      location: presentLocation(user),
       temperature_unit: user.temperatureUnit as TTemperatureUnit,
       daily_message: {
         paused: user.isDailyMessagePaused,

@@ -76,6 +76,20 @@ function validateNewPassword(password: string, param: string, email?: string) {
     );
 }
 
+/** The weather's place as the API shows it: set only with its coordinates. */
+export function presentLocation(
+  user: Pick<UserRow, 'locationName' | 'locationCountry' | 'latitude' | 'longitude'>,
+): TUserLocation | null {
+  return user.locationName !== null && user.latitude !== null && user.longitude !== null
+    ? {
+        name: user.locationName,
+        country_code: user.locationCountry,
+        latitude: user.latitude,
+        longitude: user.longitude,
+      }
+    : null;
+}
+
 export function createAccountsService(deps: AccountsDeps) {
   const { repo, invites, mail, limiter, signer, clock, publicUrl, frontendUrls, log } = deps;
   const nowSec = () => Math.floor(clock.now().getTime() / 1000);
@@ -192,15 +206,7 @@ export function createAccountsService(deps: AccountsDeps) {
         is_daily_message_paused: user.isDailyMessagePaused,
         daily_message_time: user.dailyMessageTime,
         time_zone: user.timeZone,
-        location:
-          user.locationName !== null && user.latitude !== null && user.longitude !== null
-            ? {
-                name: user.locationName,
-                country_code: user.locationCountry,
-                latitude: user.latitude,
-                longitude: user.longitude,
-              }
-            : null,
+        location: presentLocation(user),
         temperature_unit: user.temperatureUnit as TTemperatureUnit,
         daily_message_email: user.dailyMessageEmail,
         learn_from_chats: user.learnFromChats,
