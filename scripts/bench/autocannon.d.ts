@@ -6,8 +6,13 @@ declare module 'autocannon' {
     /** Seconds. */
     duration?: number;
     headers?: Record<string, string>;
-    /** Requests per second over all connections. */
-    overallRate?: number;
+    /** The requests each connection sends in turn; setupRequest may change each before it goes. */
+    requests?: Array<{ method?: string; path?: string; setupRequest?: (request: RequestParams) => RequestParams }>;
+  }
+  interface RequestParams {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
   }
   interface Histogram {
     average: number;

@@ -1,6 +1,7 @@
 // The load side of `npm run bench`, in a process of its own (forked by scripts/bench.ts), so that
 // neither Daybook's event loop nor the bare references' carry the client's work. It holds:
-// - autocannon (its API, in this process): HTTP runs at full speed or at a fixed overall rate;
+// - autocannon (its API, in this process): HTTP runs at full speed;
+// - the open-loop load at a fixed rate (scripts/bench/paced.ts);
 // - the zero-latency OpenAI-compatible model Daybook talks to, and the simulated chat users whose
 //   server-added time per turn it measures (as scripts/bench-chat-load.ts does);
 // - clients of the bare ws echo server, paced like the chat users;
@@ -9,6 +10,7 @@
 import autocannon from 'autocannon';
 import WebSocket from 'ws';
 import { startFakeOpenAI } from '../../tests/helpers/fake-openai.ts';
+import { paced } from './paced.ts';
 import type { HttpRun, LoadRequest, TurnTimes } from './protocol.ts';
 
 if (!process.send) throw new Error('run by scripts/bench.ts (forked)');
@@ -21,24 +23,34 @@ const TURN_TIMEOUT_MS = 30_000;
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The last "{n}" sent (see http). */
+let n = 0;
+
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 
 /**
- * One autocannon run. Latencies come from every 2xx response's own time (autocannon's float ms),
- * not from its histogram: that one keeps whole ms, and at a fixed rate it "corrects" coordinated
- * omission with an expected interval of ceil(1 / per-connection rate) = 1 ms, which adds a
- * made-up sample for every millisecond of each response. At a fixed rate autocannon lets each
- * connection send its share of a second back to back, then pause until the next second.
+ * One autocannon run at full speed. Latencies come from every 2xx response's own time (autocannon's
+ * float ms), not from its histogram, which keeps whole ms.
  */
 async function http(req: Extract<LoadRequest, { type: 'http' }>): Promise<HttpRun> {
   const times: number[] = [];
+  // A "{n}" in the address becomes 1, 2, 3... request by request (a new search text each time),
+  // counting on across runs so a later run never repeats an earlier one's texts.
+  const { origin } = new URL(req.url.replace('{n}', '0'));
+  const path = req.url.slice(origin.length);
   const instance = autocannon({
-    url: req.url,
+    url: origin,
     connections: req.connections,
     duration: req.seconds,
     headers: req.headers,
-    ...(req.overallRate ? { overallRate: req.overallRate } : {}),
+    requests: [
+      {
+        method: 'GET',
+        path: path.replace('{n}', '0'),
+        setupRequest: (r) => ({ ...r, path: path.replace('{n}', String(++n)) }),
+      },
+    ],
   });
   instance.on('response', (_client, status, _bytes, responseTime) => {
     if (status >= 200 && status < 300) times.push(responseTime);
@@ -127,6 +139,9 @@ async function conversation(req: Extract<LoadRequest, { type: 'chat' | 'echo' }>
   const turn = isChat ? chatTurn : echoTurn;
   // One unmeasured turn per user first: the numbers describe a warm server, not JIT compilation.
   for (const [i, ws] of sockets.entries()) await turn(ws, `Warm-up from user ${i} (${req.type})`);
+  // This process held every latency of the HTTP runs before: a collection of that heap in the middle
+  // of the turns would be counted as the server's time (a first chat run after them measured 128 ms).
+  (globalThis as { gc?: () => void }).gc?.();
   const totals: number[] = [];
   const server: number[] = [];
   await Promise.all(
@@ -186,6 +201,7 @@ async function closeIdle() {
 
 const handlers: { [K in LoadRequest['type']]: (req: Extract<LoadRequest, { type: K }>) => Promise<unknown> } = {
   http,
+  paced,
   chat: conversation,
   echo: conversation,
   'open-idle': openIdle,

@@ -7,8 +7,16 @@ export type LoadRequest =
       headers: Record<string, string>;
       connections: number;
       seconds: number;
-      /** Requests per second over all connections; unset: as fast as the server answers. */
-      overallRate?: number;
+    }
+  | {
+      /** Open loop: `rate` requests a second, evenly spaced, on up to `connections` keep-alive connections. */
+      type: 'paced';
+      url: string;
+      headers: Record<string, string>;
+      connections: number;
+      rate: number;
+      seconds: number;
+      warmupSeconds: number;
     }
   | { type: 'chat'; wsUrl: string; origin: string; cookies: string[]; turns: number; thinkMs: number }
   | { type: 'echo'; wsUrl: string; origin: string; users: number; turns: number; thinkMs: number }
@@ -16,7 +24,10 @@ export type LoadRequest =
   | { type: 'close-idle' }
   | { type: 'close' };
 
-/** One autocannon run: 2xx answers per second, and their latency in ms. */
+/**
+ * One HTTP run: 2xx answers per second, and their latency in ms (at full speed, each response's own
+ * time; paced, from when the request was due).
+ */
 export interface HttpRun {
   rps: number;
   p50: number;
@@ -26,6 +37,9 @@ export interface HttpRun {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** Paced runs: how late requests went out against their schedule (the load process's own timers), in ms. */
+  lagP50?: number;
+  lagP99?: number;
   /** Share of the machine's CPU that processes outside the benchmark used meanwhile (set by bench.ts). */
   foreignCpu?: number;
 }

@@ -31,10 +31,12 @@ export interface EndpointResult extends Endpoint {
   p99: number;
   /** Of the bare lookup's median req/s, in the same run. */
   share: number;
+  /** At the fixed rate, open loop: latency from when each request was due (medians of the runs). */
   rateP99: number | null;
+  rateP50: number | null;
   /** Median share of the machine's CPU other processes used during these runs. */
   foreignCpu: number;
-  /** Answers per second the fixed-rate runs got (median). */
+  /** Answers per second the fixed-rate runs got (median): 2xx answers over the time from the first due to the last answered. */
   rateRps: number | null;
   /** Answers that were not 2xx, and connection errors, over every run: any makes the line invalid. */
   failures: number;
@@ -50,6 +52,7 @@ export function summarize(
 ): EndpointResult {
   const rps = median(runs.map((r) => r.rps));
   const rateP99 = rateRuns.length ? median(rateRuns.map((r) => r.p99)) : null;
+  const rateP50 = rateRuns.length ? median(rateRuns.map((r) => r.p50)) : null;
   const rateRps = rateRuns.length ? median(rateRuns.map((r) => r.rps)) : null;
   const failures = [...runs, ...rateRuns].reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
   const share = rps / bareRps;
@@ -66,6 +69,7 @@ export function summarize(
     p99: median(runs.map((r) => r.p99)),
     share,
     rateP99,
+    rateP50,
     rateRps,
     foreignCpu: median([...runs, ...rateRuns].map((r) => r.foreignCpu ?? Number.NaN)),
     failures,
@@ -100,7 +104,7 @@ function httpTarget(e: EndpointResult) {
   const parts: string[] = [];
   if (e.minShare !== undefined) parts.push(`≥ ${Math.round(e.minShare * 100)}%`);
   if (e.maxRateP99 !== undefined) parts.push(`p99 < ${e.maxRateP99} ms at the rate`);
-  return parts.join(', ') || 'reference';
+  return parts.join(', ') || (e.name === 'bare' ? 'reference' : 'none (for comparison)');
 }
 
 export function httpTable(results: EndpointResult[], rate: number) {

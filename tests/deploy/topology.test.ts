@@ -85,24 +85,32 @@ async function start(name: string, entry: string, extra: Record<string, string> 
   return proc;
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000) {
+async function until<T>(
+  what: string | (() => string),
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 20_000,
+) {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
 const ready = (p: Proc) =>
   until(
-    `${p.name} to be ready\n${p.output.join('')}`,
+    () => `${p.name} to be ready\n${p.output.join('')}`,
     async () => (await fetch(`${p.base}/readyz`).catch(() => null))?.ok || undefined,
     60_000,
   );
 const logged = (p: Proc, pattern: RegExp) =>
-  until(`${p.name} to log ${pattern}\n${p.output.join('')}`, () => pattern.exec(p.output.join(''))?.[1], 60_000);
+  until(
+    () => `${p.name} to log ${pattern}\n${p.output.join('')}`,
+    () => pattern.exec(p.output.join(''))?.[1],
+    60_000,
+  );
 
 /** A browser's cookies and CSRF token, sent to whichever instance a request goes to. */
 class Session {
@@ -254,11 +262,13 @@ describe.runIf(onPostgres)('the compose topology, natively', () => {
     workerMetricsPort = await freePort();
     const workers = [
       await start('worker 1', WORKER, {
+        LOG_LEVEL: 'debug',
         METRICS_ENABLED: 'true',
         METRICS_TOKEN,
         WORKER_METRICS_PORT: String(workerMetricsPort),
       }),
-      await start('worker 2', WORKER),
+      // Debug: each daily tick logs the zones' clocks it compared, which a failure here prints.
+      await start('worker 2', WORKER, { LOG_LEVEL: 'debug' }),
     ];
     await Promise.all([ready(a), ready(b), ...workers.map((w) => logged(w, /(Daybook worker is running)/))]);
     // The operator finds the first invite in an instance's log; its account is an administrator.
@@ -376,8 +386,9 @@ describe.runIf(onPostgres)('the compose topology, natively', () => {
   });
 
   it('gives one daily message per user with two workers', async () => {
+    const workers = procs.filter((p) => p.name.startsWith('worker'));
     const daily = await until(
-      'the daily message',
+      () => `the daily message\n${workers.map((w) => `${w.name}:\n${w.output.join('')}`).join('\n')}`,
       async () => {
         const res = await admin.get(b, '/api/resources/');
         const found = res.body.filter((r: { resource_type: string }) => r.resource_type === 'daily_message');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
+import { expectAccessible } from './axe.ts';
 import {
   createInviteLink,
   launchBrowser,
@@ -79,6 +80,7 @@ async function api(method: string, path: string, body?: unknown) {
 async function shots(name: string, { dialogOpen = false } = {}) {
   for (const width of [1280, 360]) {
     await page.setViewportSize({ width, height: width === 360 ? 780 : 900 });
+    await expectAccessible(page, name);
     if (dialogOpen) {
       await mkdir(SCREENSHOT_DIR, { recursive: true });
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${width}.png`), animations: 'disabled' });

@@ -3,6 +3,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
+import { expectAccessible } from './axe.ts';
 import { createInviteLink, launchBrowser, type RunningApp, screenshot, startApp } from './harness.ts';
 
 let smtp: TestSmtp;
@@ -66,6 +67,7 @@ describe('a new user, from invite link to a signed-in session', () => {
     await page.goto(signupLink.replace(/^https?:\/\/[^/]+/, app.baseUrl));
     await page.getByRole('heading', { name: 'Create Account' }).waitFor();
     expect(await page.getByLabel('Invite Token').inputValue()).toBe(new URL(signupLink).searchParams.get('itoken'));
+    await expectAccessible(page, 'signup');
     await screenshot(page, 'signup');
     await page.getByLabel('Email').fill(EMAIL);
     await page.getByLabel('Password', { exact: true }).fill(FIRST_PASSWORD);
@@ -85,6 +87,7 @@ describe('a new user, from invite link to a signed-in session', () => {
         .first()
         .getAttribute('href'),
     ).toMatch(/^\/auth\/resend-verification/);
+    await expectAccessible(page, 'login-unverified');
     await screenshot(page, 'login-unverified');
   });
 
@@ -92,6 +95,7 @@ describe('a new user, from invite link to a signed-in session', () => {
     const link = await linkFrom(EMAIL, /Confirm your email/, 0, '/auth/verify-email/');
     await page.goto(link);
     await page.getByText('Email Verified!').waitFor();
+    await expectAccessible(page, 'verify-email');
     await screenshot(page, 'verify-email');
     await page.waitForURL((u) => u.pathname === '/auth/login', { timeout: 10_000 });
   });
@@ -101,8 +105,10 @@ describe('a new user, from invite link to a signed-in session', () => {
     await page.goto(link);
     await page.getByRole('heading', { name: 'Email Already Verified' }).waitFor();
     expect(await page.getByText('Verification Failed').count()).toBe(0);
+    await expectAccessible(page, 'verify-email-again');
     await screenshot(page, 'verify-email-again');
     await page.setViewportSize({ width: 360, height: 780 });
+    await expectAccessible(page, 'verify-email-again');
     await screenshot(page, 'verify-email-again');
     await page.setViewportSize({ width: 1280, height: 860 });
     await page.getByRole('main').getByRole('link', { name: 'Sign In' }).click();
@@ -118,8 +124,10 @@ describe('a new user, from invite link to a signed-in session', () => {
     await page.getByRole('button', { name: 'Sign Up' }).click();
     await page.getByRole('heading', { name: 'Check Your Email' }).waitFor();
     expect(await page.getByText('A user is already registered').count()).toBe(0);
+    await expectAccessible(page, 'signup-existing');
     await screenshot(page, 'signup-existing');
     await page.setViewportSize({ width: 360, height: 780 });
+    await expectAccessible(page, 'signup-existing');
     await screenshot(page, 'signup-existing');
     await page.setViewportSize({ width: 1280, height: 860 });
     await smtp.waitFor(EMAIL, { subject: /already have a Daybook account/, after: before });
@@ -128,6 +136,7 @@ describe('a new user, from invite link to a signed-in session', () => {
   it('a wrong password shows the server message; the right one signs in', async () => {
     await signIn(page, EMAIL, 'not my password');
     await page.getByText('The email address and/or password you specified are not correct.').waitFor();
+    await expectAccessible(page, 'login-error');
     await screenshot(page, 'login-error');
     await signIn(page, EMAIL, FIRST_PASSWORD);
     await page.waitForURL((u) => u.pathname === '/');
@@ -136,11 +145,20 @@ describe('a new user, from invite link to a signed-in session', () => {
 
   it('changes the password and is sent to the profile', async () => {
     await page.goto(`${app.baseUrl}/auth/change-password`);
+    // A wrong current password is named as such, and Try Again brings the form back.
+    await page.getByLabel('Current Password').fill('not my password at all');
+    await page.getByLabel('New Password', { exact: true }).fill(SECOND_PASSWORD);
+    await page.getByLabel('Confirm New Password').fill(SECOND_PASSWORD);
+    await page.getByRole('button', { name: /Change Password/i }).click();
+    await page.getByRole('heading', { name: 'Password Change Failed' }).waitFor();
+    await page.getByText('Your current password is incorrect.').waitFor();
+    await page.getByRole('button', { name: 'Try Again' }).click();
     await page.getByLabel('Current Password').fill(FIRST_PASSWORD);
     await page.getByLabel('New Password', { exact: true }).fill(SECOND_PASSWORD);
     await page.getByLabel('Confirm New Password').fill(SECOND_PASSWORD);
     await page.getByRole('button', { name: /Change Password/i }).click();
     await page.getByText('Password Changed Successfully!').waitFor();
+    await expectAccessible(page, 'change-password-success');
     await screenshot(page, 'change-password-success');
     await page.waitForURL((u) => u.pathname === '/profile', { timeout: 10_000 });
   });
@@ -150,6 +168,7 @@ describe('a new user, from invite link to a signed-in session', () => {
     const before = smtp.messages.length;
     await page.goto(`${app.baseUrl}/auth/forgot-password`);
     await page.getByLabel('Email').fill(EMAIL);
+    await expectAccessible(page, 'forgot password');
     await page.getByRole('button', { name: 'Reset Password' }).click();
     await page.getByText('Password reset email sent. Please check your inbox.').waitFor();
     const link = await linkFrom(EMAIL, /Reset your Daybook password/, before, '/auth/reset-password/');
@@ -158,6 +177,7 @@ describe('a new user, from invite link to a signed-in session', () => {
     await page.goto(link);
     await page.getByLabel('New Password', { exact: true }).fill(THIRD_PASSWORD);
     await page.getByLabel('Confirm New Password').fill(THIRD_PASSWORD);
+    await expectAccessible(page, 'reset-password');
     await screenshot(page, 'reset-password');
     await page.getByRole('button', { name: /reset|save|set/i }).click();
     await page.getByText('Your password has been reset.').waitFor();
@@ -179,6 +199,7 @@ describe('a new user, from invite link to a signed-in session', () => {
     await toggle.click();
     await saved;
     expect(await toggle.getAttribute('aria-checked')).toBe('true');
+    await expectAccessible(page, 'user-menu');
     await screenshot(page, 'user-menu');
     const me = await page.evaluate(() => fetch('/api/users/me/').then((r) => r.json()));
     expect(me.is_daily_message_paused).toBe(true);
@@ -207,9 +228,11 @@ describe('a new user who verifies while still signed in (signup signs them in)',
     // The tour still fits the screen under the nav bar and the reminder.
     await page.getByRole('button', { name: 'Continue' }).waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(860);
+    await expectAccessible(page, 'verify-reminder');
     await screenshot(page, 'verify-reminder');
     await page.setViewportSize({ width: 360, height: 780 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await expectAccessible(page, 'verify-reminder');
     await screenshot(page, 'verify-reminder');
     await page.setViewportSize({ width: 1280, height: 860 });
 
@@ -219,8 +242,10 @@ describe('a new user who verifies while still signed in (signup signs them in)',
     expect((await resent).status()).toBe(200);
     await reminder.getByText('We sent one a moment ago; you can ask again in 3 minutes.').first().waitFor();
     expect(await reminder.getByRole('button', { name: 'Sent!' }).count()).toBe(0);
+    await expectAccessible(page, 'verify-reminder-throttled');
     await screenshot(page, 'verify-reminder-throttled');
     await page.setViewportSize({ width: 360, height: 780 });
+    await expectAccessible(page, 'verify-reminder-throttled');
     await screenshot(page, 'verify-reminder-throttled');
     await page.setViewportSize({ width: 1280, height: 860 });
 
@@ -249,6 +274,7 @@ it('the sign-in page and the forgot-password page are usable on a phone', async 
     await page.goto(`${app.baseUrl}${path}`);
     await page.getByRole('button').last().waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await expectAccessible(page, path.slice(1).replace(/\//g, '-'));
     await screenshot(page, path.slice(1).replace(/\//g, '-'));
   }
   await page.close();

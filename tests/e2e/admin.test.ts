@@ -4,6 +4,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
+import { expectAccessible } from './axe.ts';
 import { launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 let smtp: TestSmtp;
@@ -93,8 +94,10 @@ describe('the Admin page', () => {
     const mailed = await mailedLink(FRIEND, /invited to Daybook/, '/auth/signup', before);
     expect(mailed).toBe(shown);
     expect(await page.getByRole('row').filter({ hasText: FRIEND }).getByText('Active').isVisible()).toBe(true);
+    await expectAccessible(page, 'admin-invites');
     await screenshot(page, 'admin-invites');
     await page.setViewportSize({ width: 360, height: 800 });
+    await expectAccessible(page, 'admin-invites');
     await screenshot(page, 'admin-invites');
     await page.setViewportSize({ width: 1280, height: 900 });
   });
@@ -120,8 +123,10 @@ describe('the Admin page', () => {
       await dialog.getByRole('button', { name: 'Deactivate' }).click();
       await page.getByText(`${FRIEND} is deactivated and signed out.`).waitFor();
       expect(await row.getByText('Deactivated').isVisible()).toBe(true);
+      await expectAccessible(page, 'admin-users');
       await screenshot(page, 'admin-users');
       await page.setViewportSize({ width: 360, height: 800 });
+      await expectAccessible(page, 'admin-users');
       await screenshot(page, 'admin-users');
 
       const me = await friend.request.get(`${app.baseUrl}/api/users/me/`);

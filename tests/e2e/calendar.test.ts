@@ -8,6 +8,7 @@ import {
   startCalendarHost,
   startFakeCalendarProviders,
 } from '../helpers/fake-calendar.ts';
+import { expectAccessible } from './axe.ts';
 import { createInviteLink, launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 const PAGE = '/accounts/3rdparty/';
@@ -108,9 +109,11 @@ const noSideScroll = (on: Page) =>
 
 /** Screenshots at 1280 and 360 px, checking the narrow one scrolls only downwards. */
 async function screenshotsBothWidths(name: string) {
+  await expectAccessible(page, name);
   await screenshot(page, name);
   await page.setViewportSize({ width: 360, height: 780 });
   try {
+    await expectAccessible(page, name);
     await screenshot(page, name);
     expect(await noSideScroll(page)).toBe(true);
   } finally {
@@ -156,6 +159,7 @@ describe('calendar connections', () => {
     const alert = page.getByRole('alert');
     expect(await textOf(alert)).toBe('You cancelled the connection.');
     await connectedList().getByText(`No calendars are connected to ${EMAIL}.`).waitFor();
+    await expectAccessible(page, 'calendar-connections-denied');
     await screenshot(page, 'calendar-connections-denied');
     const res = await page.request.get(`${app.baseUrl}/api/calendar/connections/`);
     expect(await res.json()).toEqual([]);

@@ -3,6 +3,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai.ts';
+import { expectAccessible } from './axe.ts';
 import { createInviteLink, launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 let app: RunningApp;
@@ -119,6 +120,7 @@ describe('chat', () => {
       expect(await on.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
         on.viewportSize()?.width ?? 0,
       );
+      await expectAccessible(on, 'chat (empty)');
       await screenshot(on, 'chat-empty');
     }
     // A mouse and keyboard start in the message box.
@@ -140,6 +142,7 @@ describe('chat', () => {
     await page.getByText('How should I spend my Sunday?', { exact: true }).waitFor();
     await page.getByText('Here is what I think about').waitFor();
     await page.locator('strong', { hasText: 'plan' }).waitFor();
+    await expectAccessible(page, 'chat with an answer');
     await screenshot(page, 'chat');
     // The composer lines up with the message column: bubbles, header text and composer share both edges.
     const [left, right] = await edges(page, '.chat-header-inner .chat-title');
@@ -160,6 +163,7 @@ describe('chat', () => {
       await on.getByText('Enjoy the climbing').waitFor();
       // The stack sits under the list and the list keeps its newest time stamp in view.
       expect(await newestTimeInView(on)).toBe(true);
+      await expectAccessible(on, 'chat with a task notification');
       await screenshot(on, 'chat-remembered');
     }
     await page.setViewportSize({ width: 1280, height: 860 });
@@ -169,13 +173,15 @@ describe('chat', () => {
     expect(await page.getByRole('link', { name: /learned from chat/i }).count()).toBeGreaterThan(0);
   });
 
-  it('reconnects after the server restarts and continues the conversation', async () => {
+  // A restart on a busy machine, and two pages checked with axe-core during the outage.
+  it('reconnects after the server restarts and continues the conversation', { timeout: 120_000 }, async () => {
     const box = await openChat(page);
     await openChat(phone);
     const restarted = app.restart();
     // One banner for the whole outage: "disconnected", counting down or reconnecting, never the error one.
     for (const on of [page, phone]) {
       await on.getByText(/You are disconnected\./).waitFor({ timeout: 10_000 });
+      await expectAccessible(on, 'chat disconnected');
       await screenshot(on, 'chat-disconnected');
     }
     const seen = new Set<string>();
@@ -259,8 +265,10 @@ describe('onboarding', () => {
     );
     await send('Leo');
     await page.getByText('Where do you live, and in which time zone?').waitFor();
+    await expectAccessible(page, 'onboarding');
     await screenshot(page, 'onboarding');
     await openChat(phone, '/onboarding');
+    await expectAccessible(phone, 'onboarding');
     await send('Lisbon, Europe/Lisbon');
     // The closing message stays readable under a notice, then the chat opens by itself.
     await Promise.all(
@@ -269,6 +277,7 @@ describe('onboarding', () => {
         await on.getByText('Thank you! You are all set.').waitFor();
         expect(on.url()).toMatch(/\/onboarding$/);
         await on.getByRole('button', { name: 'Go to chat now' }).waitFor();
+        await expectAccessible(on, 'onboarding finished');
         await screenshot(on, 'onboarding-done');
       }),
     );
@@ -284,6 +293,7 @@ describe('onboarding', () => {
     await page.locator('.chat-row.is-highlighted', { hasText: 'Leo' }).waitFor();
     await page.getByText("You've finished onboarding.").waitFor();
     expect(await page.getByRole('textbox', { name: 'Message', exact: true }).count()).toBe(0);
+    await expectAccessible(page, 'onboarding reread');
     await screenshot(page, 'onboarding-reread');
     await page.getByRole('link', { name: 'Go to chat' }).click();
     await page.waitForURL((u) => u.pathname === '/chat');
@@ -299,6 +309,7 @@ it('the chat works on a phone', async () => {
   await phone.reload();
   await phone.getByText('Enjoy the climbing').waitFor({ timeout: 15_000 });
   expect(await phone.getByRole('region', { name: 'Email verification' }).count()).toBe(0);
+  await expectAccessible(phone, 'chat on a phone');
   await screenshot(phone, 'chat');
 
   // One long paragraph: under 12 lines on a desktop bubble, far more on a phone, where it folds.
@@ -312,14 +323,26 @@ it('the chat works on a phone', async () => {
   const answer = phone.locator('.chat-row-assistant', { hasText: 'Sentence 11 of a long answer' });
   // Streamed in front of the user, it stays open and can be folded once complete.
   await answer.getByRole('button', { name: 'Collapse' }).waitFor({ timeout: 15_000 });
+  // Once the conversation moves on it folds, as every long answer is after a reload.
+  fake.onChat(() => ({ text: 'Glad to help.' }));
+  await box.fill('Thanks');
+  await box.press('Enter');
+  await answer.getByRole('button', { name: 'Read more...' }).waitFor({ timeout: 15_000 });
+  await phone.getByText('Glad to help.').waitFor({ timeout: 15_000 });
   await phone.reload();
   await answer.getByRole('button', { name: 'Read more...' }).waitFor({ timeout: 15_000 });
+  await expectAccessible(phone, 'chat with a folded answer');
   await screenshot(phone, 'chat-long-answer');
   const wide = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   await wide.context().addCookies(await phone.context().cookies());
   await wide.goto(`${app.baseUrl}/chat`);
   await wide.locator('.chat-row-assistant', { hasText: 'Sentence 11 of a long answer' }).waitFor({ timeout: 15_000 });
-  expect(await wide.locator('.chat-row-assistant', { hasText: 'Sentence 11' }).getByRole('button').count()).toBe(0);
+  expect(
+    await wide
+      .locator('.chat-row-assistant', { hasText: 'Sentence 11' })
+      .getByRole('button', { name: /Read more|Collapse/ })
+      .count(),
+  ).toBe(0);
   await wide.close();
   await phone.close();
 });
@@ -336,21 +359,23 @@ it('a message sent while an answer streams waits its turn, and a failed answer c
   await send('And a second one');
   const second = page.locator('.chat-row-human', { hasText: 'And a second one' });
   await second.getByText('waiting for the answers before it...').waitFor({ timeout: 15_000 });
+  await expectAccessible(page, 'chat with a queued message');
   await screenshot(page, 'chat-queued');
   await page.getByText('Quick answer to "And a second one".').waitFor({ timeout: 15_000 });
   expect(await second.getByText('waiting for the answers before it...').count()).toBe(0);
 
   fake.onChat(() => ({ status: 500, body: '{"error":{"message":"overloaded"}}' }));
   await send('Plan my Sunday');
-  const ask = page.getByRole('button', { name: 'Ask again' });
+  const ask = page.getByRole('button', { name: 'Retry' });
   await ask.waitFor({ timeout: 15_000 });
-  await screenshot(page, 'chat-ask-again');
+  await expectAccessible(page, 'chat with Retry');
+  await screenshot(page, 'chat-retry');
   const narrow = await browser.newPage({ viewport: { width: 360, height: 780 } });
   await narrow.context().addCookies(await page.context().cookies());
   await narrow.goto(`${app.baseUrl}/chat`);
-  await narrow.getByRole('button', { name: 'Ask again' }).waitFor({ timeout: 15_000 });
+  await narrow.getByRole('button', { name: 'Retry' }).waitFor({ timeout: 15_000 });
   expect(await narrow.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
-  await screenshot(narrow, 'chat-ask-again');
+  await screenshot(narrow, 'chat-retry');
   await narrow.close();
 
   fake.onChat((req) => ({ text: `Quick answer to "${lastUser(req.messages)}".`, chunks: 2, delayMs: 20 }));

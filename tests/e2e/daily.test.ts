@@ -8,11 +8,13 @@ import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CalendarHost, startCalendarHost } from '../helpers/fake-calendar.ts';
+import { fakeResearchEnv } from '../helpers/fake-env.ts';
 import { type CompletionRequest, type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { type FakeSearch, fakeResults, startFakeSearch } from '../helpers/fake-search.ts';
 import { type FakeSite, startFakeSite } from '../helpers/fake-site.ts';
 import { DEFAULT_PLACES, type FakeOpenMeteo, fakeDay, startFakeOpenMeteo } from '../helpers/fake-weather.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
+import { expectAccessible } from './axe.ts';
 import { createInviteLink, launchBrowser, type RunningApp, signUpInBrowser, startApp } from './harness.ts';
 
 const SHOTS = process.env.DAILY_SHOTS_DIR ?? '/tmp/daily-shots';
@@ -169,13 +171,7 @@ beforeAll(async () => {
   [app, browser] = await Promise.all([
     startApp(
       {
-        LLM_BASE_URL: fake.baseUrl,
-        LLM_MODEL: 'fake-model',
-        LLM_MAX_RETRIES: '0',
-        SEARXNG_URL: search.searxngUrl,
-        SEARCH_PROVIDERS: 'searxng',
-        // The research pages and the ICS calendar are on 127.0.0.1, which the safe fetcher refuses otherwise.
-        FETCH_ALLOW: '127.0.0.1',
+        ...fakeResearchEnv(fake, search),
         WEATHER_PROVIDER: 'open-meteo',
         OPEN_METEO_FORECAST_URL: weather.forecastUrl,
         OPEN_METEO_GEOCODING_URL: weather.geocodingUrl,
@@ -231,6 +227,7 @@ async function shots(name: string, focus?: () => Locator) {
     await page.setViewportSize({ width, height: width === 360 ? 780 : 860 });
     await focus?.().scrollIntoViewIfNeeded();
     // A full-page picture of a scrolled window draws the sticky bar mid-page: the window goes back to the top.
+    await expectAccessible(page, name);
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true, animations: 'disabled' });
     if (width === 360) expect(await noSideScroll(page)).toBe(true);

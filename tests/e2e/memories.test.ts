@@ -2,6 +2,7 @@
 // rule, paging past 30, and the error banner when the server goes away.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from './axe.ts';
 import { createInviteLink, launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 let app: RunningApp;
@@ -49,11 +50,16 @@ async function api(method: string, path: string, body?: unknown) {
 const dialog = () => page.getByRole('dialog');
 const row = (key: string) => page.getByRole('row').filter({ has: page.getByRole('cell', { name: key, exact: true }) });
 
+const listHasFocus = () =>
+  page.getByRole('region', { name: 'Memory list' }).evaluate((list) => list === document.activeElement);
+
 describe('the Memories page', () => {
   it('starts empty and adds a memory through the form', async () => {
     await page.goto(`${app.baseUrl}/memories`);
     await page.getByRole('heading', { name: 'Your Memories' }).waitFor();
+    expect(await page.title()).toBe('Memories · Daybook');
     await page.getByText('No memories found').waitFor();
+    await expectAccessible(page, 'memories (empty)');
     await screenshot(page, 'memories-empty');
 
     await page.getByRole('button', { name: 'Add New Memory' }).click();
@@ -63,6 +69,7 @@ describe('the Memories page', () => {
     await dialog().getByLabel('Type').selectOption('location');
     await dialog().getByLabel('URL').fill('https://www.visitlisboa.com/en');
     await dialog().getByLabel('Frequency').fill('always');
+    await expectAccessible(page, 'memories add form');
     await screenshot(page, 'memories-add-form');
     await dialog().getByRole('button', { name: 'Add Memory' }).click();
     await row('home city').waitFor();
@@ -75,6 +82,7 @@ describe('the Memories page', () => {
     await dialog().getByLabel('Data').fill('    ');
     await dialog().getByRole('button', { name: 'Add Memory' }).click();
     await dialog().getByText('Memory data cannot be blank. Please enter some data or cancel.').waitFor();
+    await expectAccessible(page, 'memories form with an error');
     await dialog().getByRole('button', { name: 'Cancel' }).click();
     await dialog().waitFor({ state: 'detached' });
   });
@@ -82,6 +90,7 @@ describe('the Memories page', () => {
   it('edits a memory', async () => {
     await row('home city').getByRole('button', { name: /Edit/ }).click();
     await dialog().getByRole('heading', { name: 'Edit Memory' }).waitFor();
+    await expectAccessible(page, 'memories edit form');
     await dialog().getByLabel('Data').fill('Lives in Porto now.');
     await dialog().getByRole('button', { name: 'Save Changes' }).click();
     await dialog().waitFor({ state: 'detached' });
@@ -94,20 +103,26 @@ describe('the Memories page', () => {
       .click();
     const confirm = page.getByRole('alertdialog');
     await confirm.getByRole('heading', { name: 'Confirm Deletion' }).waitFor();
-    expect(await confirm.textContent()).toContain('This action cannot be undone');
+    // A soft delete: the dialog says where to find it again.
+    expect(await confirm.textContent()).toContain('You can restore it from "Show deleted memories".');
+    await expectAccessible(page, 'memories delete dialog');
     await screenshot(page, 'memories-confirm-delete');
     await confirm.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No memories found').waitFor();
+    // The row's Delete button is gone: focus is on the list, not <body>.
+    expect(await listHasFocus()).toBe(true);
 
     await page.getByLabel('Show deleted memories').check();
     await row('home city').waitFor();
     expect(await page.getByRole('button', { name: 'Add New Memory' }).count()).toBe(0);
+    await expectAccessible(page, 'memories deleted view');
     await screenshot(page, 'memories-deleted-view');
     await row('home city')
       .getByRole('button', { name: /Restore/ })
       .click();
     await dialog().getByRole('heading', { name: 'Restore Memory' }).waitFor();
     await dialog().getByText('No reason provided').waitFor();
+    await expectAccessible(page, 'memories restore form');
     await dialog().getByRole('button', { name: 'Restore Memory' }).click();
     await page.getByText('No deleted memories found').waitFor();
 
@@ -143,13 +158,34 @@ describe('the Memories page', () => {
     await page.reload();
     await row('topic 31').waitFor();
     expect(await page.getByRole('row').count()).toBe(31); // 30 rows and the header
+    await expectAccessible(page, 'memories list');
     await screenshot(page, 'memories-page-1');
     await page.getByRole('button', { name: 'Next' }).click();
     await row('topic 01').waitFor();
     expect(await page.getByRole('row').count()).toBe(2);
+    await expectAccessible(page, 'memories page 2');
+    // Next is disabled on the last page: focus is on the list, not <body>.
+    expect(await listHasFocus()).toBe(true);
     expect(new URL(page.url()).searchParams.get('page')).toBe('2');
     await page.getByRole('button', { name: 'Previous' }).click();
     await row('topic 31').waitFor();
+    expect(await listHasFocus()).toBe(true);
+  });
+
+  it('the account menu closes when focus leaves it, by Tab or to nothing', async () => {
+    const menuButton = page.getByRole('button', { name: /^Account menu for / });
+    await menuButton.click();
+    const signOut = page.getByRole('button', { name: 'Sign Out' });
+    await signOut.focus();
+    await page.keyboard.press('Tab');
+    await signOut.waitFor({ state: 'detached' });
+    expect(await menuButton.getAttribute('aria-expanded')).toBe('false');
+
+    await menuButton.click();
+    await page.getByRole('link', { name: 'History' }).focus();
+    await page.evaluate(() => (document.activeElement as HTMLElement).blur());
+    await signOut.waitFor({ state: 'detached' });
+    expect(await menuButton.getAttribute('aria-expanded')).toBe('false');
   });
 
   it('becomes cards on a phone', async () => {
@@ -158,6 +194,7 @@ describe('the Memories page', () => {
     await phone.goto(`${app.baseUrl}/memories`);
     await phone.getByText('topic 31', { exact: true }).first().waitFor();
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await expectAccessible(phone, 'memories as cards');
     await screenshot(phone, 'memories');
     await phone.close();
   });
@@ -167,6 +204,7 @@ describe('the Memories page', () => {
     // The list reloads when the view changes; with the server gone that load fails.
     await page.getByLabel('Show deleted memories').click();
     await page.getByText('Failed to load your memories. Please try again later.').waitFor();
+    await expectAccessible(page, 'memories load error');
     await screenshot(page, 'memories-error');
   });
 });

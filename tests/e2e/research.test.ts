@@ -3,9 +3,11 @@
 // Search is a local SearXNG-compatible server, pages come from a local site, the model is the fake.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeResearchEnv } from '../helpers/fake-env.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { type FakeSearch, fakeResults, startFakeSearch } from '../helpers/fake-search.ts';
 import { type FakeSite, startFakeSite } from '../helpers/fake-site.ts';
+import { expectAccessible } from './axe.ts';
 import { createInviteLink, launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 let app: RunningApp;
@@ -68,12 +70,7 @@ beforeAll(async () => {
   [app, browser] = await Promise.all([
     startApp(
       {
-        LLM_BASE_URL: fake.baseUrl,
-        LLM_MODEL: 'fake-model',
-        LLM_MAX_RETRIES: '0',
-        SEARXNG_URL: search.searxngUrl,
-        SEARCH_PROVIDERS: 'searxng',
-        FETCH_ALLOW: '127.0.0.1',
+        ...fakeResearchEnv(fake, search),
         // Longer than the slow page's stall, which must be read, not given up on.
         FETCH_TIMEOUT_MS: '60000',
       },
@@ -135,6 +132,7 @@ describe('web research', () => {
     const stack = page.getByRole('list', { name: 'Assistant activity' });
     await stack.getByText('Reading 3 sources…', { exact: true }).waitFor({ timeout: 30_000 });
     await stack.getByText(`Searching: ${QUERY} · e-bike commute tips · e-bike battery`, { exact: true }).waitFor();
+    await expectAccessible(page, 'research-running');
     await screenshot(page, 'research-running');
 
     // Chatting goes on meanwhile, and is answered before the report.
@@ -170,6 +168,7 @@ describe('web research', () => {
     // The finished stack clears by itself; the picture shows the report's sources and actions.
     await page.getByRole('list', { name: 'Assistant activity' }).waitFor({ state: 'detached', timeout: 20_000 });
     await report.getByRole('link', { name: 'Open report' }).scrollIntoViewIfNeeded();
+    await expectAccessible(page, 'research-chat-report');
     await screenshot(page, 'research-chat-report');
 
     // The same report on a phone, from the history the server keeps.
@@ -180,6 +179,7 @@ describe('web research', () => {
     await small.getByRole('heading', { name: 'Sources' }).waitFor();
     await small.getByRole('link', { name: 'Open report' }).scrollIntoViewIfNeeded();
     expect(await noSideScroll(phone)).toBe(true);
+    await expectAccessible(phone, 'research-chat-report');
     await screenshot(phone, 'research-chat-report');
 
     await report.getByRole('link', { name: 'Open report' }).click();
@@ -201,6 +201,7 @@ describe('web research', () => {
       expect(await on.locator('.report-intro a.md-cite').getAttribute('href')).toBe(site.url(ARTICLES[0] as string));
       await on.getByRole('button', { name: 'Copy as markdown' }).waitFor();
       expect(await noSideScroll(on)).toBe(true);
+      await expectAccessible(on, 'research-detail');
       await screenshot(on, 'research-detail');
     }
   });
@@ -217,6 +218,7 @@ describe('web research', () => {
       await item.getByText('Web Research', { exact: true }).waitFor();
       expect(await on.getByRole('article').count()).toBe(1);
       expect(await noSideScroll(on)).toBe(true);
+      await expectAccessible(on, 'research-resources');
       await screenshot(on, 'research-resources');
       await item.getByRole('link', { name: 'View Report' }).click();
       await on.waitForURL((u) => u.pathname === reportPath);

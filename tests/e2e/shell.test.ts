@@ -1,6 +1,7 @@
 // The web app shell in a real browser against the real, built app.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from './axe.ts';
 import { launchBrowser, type RunningApp, screenshot, startApp } from './harness.ts';
 
 let app: RunningApp;
@@ -65,16 +66,24 @@ describe.each([
     ).toBe('/guest-tour');
     // Nothing is wider than the screen.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    await expectAccessible(page, 'home');
     await screenshot(page, 'home');
   });
 
   it('an unknown path shows Page Not Found, and Go Home leads home', async () => {
     await page.goto(`${app.baseUrl}/this/does/not/exist`);
     await page.getByRole('heading', { name: 'Page Not Found' }).waitFor();
+    expect(await page.title()).toBe('Page Not Found · Daybook');
+    await expectAccessible(page, 'not found');
     await screenshot(page, 'not-found');
     await page.getByRole('link', { name: 'Go Home' }).click();
     await page.getByRole('heading', { name: 'Welcome to Daybook' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/');
+    // The new page's title, set and announced politely after the navigation.
+    expect(await page.title()).toBe('Home · Daybook');
+    const announcer = page.getByTestId('page-announcer');
+    expect(await announcer.getAttribute('aria-live')).toBe('polite');
+    expect(await announcer.textContent()).toBe('Home · Daybook');
   });
 
   it('a deep link to /memories goes to sign in, keeping the path and query', async () => {
@@ -82,12 +91,16 @@ describe.each([
     await page.waitForURL((url) => url.pathname === '/auth/login');
     expect(new URL(page.url()).searchParams.get('next')).toBe('/memories?show_deleted=true');
     await page.getByRole('heading', { name: 'Sign In' }).waitFor();
+    // The cursor starts in the email field.
+    expect(await page.getByLabel('Email').evaluate((field) => field === document.activeElement)).toBe(true);
+    await expectAccessible(page, 'sign in');
     await screenshot(page, 'login-redirect');
   });
 
   it('the about page shows the configured creator', async () => {
     await page.goto(`${app.baseUrl}/ana-lima`);
     await page.getByRole('heading', { level: 1, name: 'Ana Lima' }).waitFor();
+    expect(await page.title()).toBe('Ana Lima · Daybook');
     expect(await page.getByText('I build calm software for busy people.').isVisible()).toBe(true);
     expect(await page.getByRole('list', { name: 'Profiles' }).getByRole('link').count()).toBe(4);
     expect(await page.getByRole('link', { name: 'Request an invite' }).getAttribute('href')).toMatch(
@@ -96,6 +109,7 @@ describe.each([
     const footer = page.getByRole('contentinfo');
     expect(await footer.getByRole('link', { name: 'Ana Lima' }).getAttribute('href')).toBe('/ana-lima');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    await expectAccessible(page, 'about');
     await screenshot(page, 'about');
   });
 });

@@ -2,6 +2,7 @@
 // and a new user's tour after signup, skipped or played to Start Onboarding. The tour clock runs 50x faster.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from './axe.ts';
 import { createInviteLink, launchBrowser, type RunningApp, screenshot, startApp } from './harness.ts';
 
 const STAGES = ['welcome', 'daily_insight', 'research', 'wrap_up'];
@@ -60,7 +61,10 @@ const settled = (page: Page) =>
 const noOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
 
 describe('the guest tour', () => {
-  it('runs from Home through all four stages to Finish Tour, on desktop and phone widths', async () => {
+  // Four stages at two widths, each checked with axe-core.
+  it('runs from Home through all four stages to Finish Tour, on desktop and phone widths', {
+    timeout: 150_000,
+  }, async () => {
     const { context, page } = await newPage();
     await page.goto(`${app.baseUrl}/`);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Take the Tour' }).click();
@@ -75,6 +79,7 @@ describe('the guest tour', () => {
         .waitFor();
       const button = await waitForButton(page, last ? 'Finish Tour' : 'Continue');
       await settled(page);
+      await expectAccessible(page, `guest tour ${stage}`);
       await screenshot(page, `tour-guest-${stage}`);
       if (stage === 'research') {
         // The sample report opens like a real one, with its sources.
@@ -83,7 +88,34 @@ describe('the guest tour', () => {
           .getByRole('list', { name: 'Sources' })
           .getByRole('link', { name: /Wikipedia/ })
           .waitFor();
+        await expectAccessible(page, 'guest tour research report');
         await screenshot(page, 'tour-guest-research-report');
+      }
+
+      if (last) {
+        // On a short screen the sidebar scrolls to the new features: "Step 4 of 4" stays in sight on
+        // top of them, and the last feature keeps some room below it.
+        await page.setViewportSize({ width: DESKTOP.width, height: 560 });
+        const layout = await sidebar(page).evaluate((aside) => {
+          const items = aside.querySelectorAll('.tour-features li');
+          const lastItem = items[items.length - 1] as HTMLElement;
+          lastItem.scrollIntoView({ block: 'nearest' });
+          const box = aside.getBoundingClientRect();
+          const step = aside.querySelector('.tour-step') as HTMLElement;
+          const stepBox = step.getBoundingClientRect();
+          const onTop = document.elementFromPoint(stepBox.left + 30, stepBox.bottom - 8);
+          return {
+            scrolled: aside.scrollTop,
+            stepInside: stepBox.top >= box.top - 1 && stepBox.bottom <= box.bottom,
+            stepOnTop: onTop !== null && step.contains(onTop),
+            roomBelow: box.bottom - lastItem.getBoundingClientRect().bottom,
+          };
+        });
+        expect(layout).toMatchObject({ stepInside: true, stepOnTop: true });
+        expect(layout.scrolled).toBeGreaterThan(0);
+        expect(layout.roomBelow).toBeGreaterThanOrEqual(12);
+        await screenshot(page, 'tour-guest-wrap_up-short');
+        await page.setViewportSize(DESKTOP);
       }
 
       await page.setViewportSize(PHONE);
@@ -91,6 +123,7 @@ describe('the guest tour', () => {
       expect(await compactProgress(page).textContent()).toContain(`Step ${index + 1} of 4`);
       expect(await noOverflow(page)).toBeLessThanOrEqual(PHONE.width);
       await settled(page);
+      await expectAccessible(page, `guest tour ${stage}`);
       await screenshot(page, `tour-guest-${stage}`);
       await page.setViewportSize(DESKTOP);
 
@@ -140,6 +173,7 @@ describe('the new-user tour', () => {
     await page.getByRole('heading', { level: 1, name: 'Demo Tour' }).waitFor();
     await waitForButton(page, 'Continue');
     await settled(page);
+    await expectAccessible(page, 'new-user tour welcome');
     await screenshot(page, 'tour-new-user-welcome');
     await page.getByRole('link', { name: 'Start Onboarding' }).click();
     await page.waitForURL((u) => u.pathname === '/onboarding');
@@ -159,8 +193,34 @@ describe('the new-user tour', () => {
     expect(await page.getByRole('link', { name: 'Start Onboarding' }).count()).toBe(0);
     const finish = await waitForButton(page, 'Start Onboarding');
     await settled(page);
+    await expectAccessible(page, 'new-user tour wrap_up');
     await screenshot(page, 'tour-new-user-wrap_up');
     await finish.click();
     await page.waitForURL((u) => u.pathname === '/onboarding');
+  });
+
+  it('"Skip for now" on the onboarding ends it and opens the chat, which greets the user', async () => {
+    const skip = page.getByRole('button', { name: 'Skip for now' });
+    await skip.waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Getting to know you' }).waitFor();
+    await settled(page);
+    await expectAccessible(page, 'onboarding with Skip for now');
+    await screenshot(page, 'onboarding-skip');
+    await page.setViewportSize(PHONE);
+    expect(await skip.isVisible()).toBe(true);
+    expect(await noOverflow(page)).toBeLessThanOrEqual(PHONE.width);
+    await expectAccessible(page, 'onboarding with Skip for now');
+    await screenshot(page, 'onboarding-skip');
+    await page.setViewportSize(DESKTOP);
+
+    await skip.click();
+    await page.waitForURL((u) => u.pathname === '/chat');
+    await page.getByText('Welcome to your chat!').waitFor({ timeout: 15_000 });
+    const me = await page.evaluate(() => fetch('/api/users/me/').then((r) => r.json()));
+    expect(me.onboarded).toBe(true);
+    // The interview can be reread; it is over, so there is nothing to skip.
+    await page.goto(`${app.baseUrl}/onboarding`);
+    await page.getByText("You've finished onboarding.").waitFor();
+    expect(await skip.count()).toBe(0);
   });
 });

@@ -15,6 +15,7 @@ import { type AccountsService, createAccountsService } from './modules/accounts/
 import allauthRoutes from './modules/accounts/allauth.routes.ts';
 import productAuthRoutes from './modules/accounts/product-auth.routes.ts';
 import { createRateLimiter, LIMITS } from './modules/accounts/rate-limit.ts';
+import { createSessionCache } from './modules/accounts/session-cache.ts';
 import { createSessionsService } from './modules/accounts/sessions.service.ts';
 import { createAdminRepo } from './modules/admin/admin.repo.ts';
 import adminRoutes from './modules/admin/admin.routes.ts';
@@ -30,6 +31,9 @@ import { type ChatHub, createChatHub } from './modules/chat/chat.hub.ts';
 import { createChatRepo } from './modules/chat/chat.repo.ts';
 import chatRoutes, { socketErrorHandler } from './modules/chat/chat.routes.ts';
 import { createChatService, presentMessage } from './modules/chat/chat.service.ts';
+import { createChatSearchRepo } from './modules/chat-search/chat-search.repo.ts';
+import chatSearchRoutes from './modules/chat-search/chat-search.routes.ts';
+import { createChatSearchService } from './modules/chat-search/chat-search.service.ts';
 import connectionsRoutes from './modules/connections/connections.routes.ts';
 import { createDailyRepo } from './modules/daily/daily.repo.ts';
 import dailyRoutes from './modules/daily/daily.routes.ts';
@@ -46,6 +50,7 @@ import memoriesRoutes from './modules/memories/memories.routes.ts';
 import { createMemoriesService } from './modules/memories/memories.service.ts';
 import metricsRoutes from './modules/metrics/metrics.routes.ts';
 import { createMetrics, type Metrics } from './modules/metrics/metrics.ts';
+import onboardingRoutes from './modules/onboarding/onboarding.routes.ts';
 import {
   createMemoryBus,
   createPostgresBus,
@@ -228,9 +233,21 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
   const accountsRepo = createAccountsRepo(prisma, app.db.query);
   const limiter = createRateLimiter({ repo: accountsRepo, clock });
-  const sessions = createSessionsService({ repo: accountsRepo, clock });
+  const sessionCache =
+    app.db.kind === 'postgres' && app.db.url && config.sessionCacheMs > 0
+      ? createSessionCache({
+          url: app.db.url,
+          ttlMs: config.sessionCacheMs,
+          log: app.log.child({ module: 'sessions' }),
+        })
+      : undefined;
+  if (sessionCache) {
+    await sessionCache.start();
+    app.addHook('onClose', () => sessionCache.close());
+  }
+  const sessions = createSessionsService({ repo: accountsRepo, clock, cache: sessionCache });
   const invites = createInvitesService({
-    repo: createInvitesRepo(prisma),
+    repo: createInvitesRepo(prisma, app.db.query),
     clock,
     signupPage: config.frontendUrls.signup,
   });
@@ -266,7 +283,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const icsReader = createIcsReader();
   app.addHook('onClose', () => icsReader.close());
   const calendar = createCalendarService({
-    repo: createCalendarRepo(prisma),
+    repo: createCalendarRepo(prisma, app.db.query),
     box: createSecretBox([secret.key], 'calendar connections'),
     clock,
     log: app.log.child({ module: 'calendar' }),
@@ -324,7 +341,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(invitesRoutes, { invites });
   await app.register(adminRoutes, {
     admin: createAdminService({
-      repo: createAdminRepo(prisma),
+      repo: createAdminRepo(prisma, app.db.query),
       sessions,
       invites,
       mail,
@@ -372,6 +389,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     clock,
     log: app.log.child({ module: 'chat' }),
     metrics,
+    forgetCachedUser: (userId) => sessions.forgetCached({ userId }),
   });
   // On shutdown, answers being written and facts being learned finish before the database closes.
   app.addHook('preClose', async () => {
@@ -392,6 +410,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       return found ? { date: found.delivery_date, text: found.message_text } : null;
     },
   });
+  await app.register(chatSearchRoutes, {
+    search: createChatSearchService({ repo: createChatSearchRepo(app.db.query) }),
+  });
+  await app.register(onboardingRoutes, { skip: (userId) => chat.skipOnboarding(userId) });
   await app.register(calendarRoutes, { calendar });
   await app.register(connectionsRoutes, { calendar });
   await app.register(docsRoutes);

@@ -199,6 +199,9 @@ const EnvSchema = z.object({
     .min(50)
     .max(600_000)
     .default(30_000),
+  // On PostgreSQL, how long a process may reuse a signed-in session for read requests; every change
+  // reaches every process at once (README: "Speed"). 0 reads the database on every request.
+  SESSION_CACHE_SECONDS: z.coerce.number({ error: 'must be a number of seconds' }).min(0).max(300).default(10),
   CSRF_TRUSTED_ORIGINS: z
     .string()
     .transform((v) =>
@@ -221,12 +224,8 @@ const EnvSchema = z.object({
     .max(2000)
     .default('We build Daybook, a personal assistant you host yourself, so what it learns about you stays yours.'),
   CREATOR_EMAIL: z.email({ error: 'must be an email address' }).optional(),
-  CREATOR_LINKS: profileLinks.default([
-    { label: 'GitHub', url: 'https://github.com/' },
-    { label: 'LinkedIn', url: 'https://www.linkedin.com/' },
-    { label: 'Mastodon', url: 'https://mastodon.social/' },
-    { label: 'Website', url: 'https://example.com/' },
-  ]),
+  // None until set: placeholder profiles would send visitors to pages that are not the creator's.
+  CREATOR_LINKS: profileLinks.default([]),
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -289,6 +288,8 @@ export interface Config {
    */
   chat: { maxConnections: number; pingIntervalMs: number };
   csrfTrustedOrigins: string[];
+  /** Reuse of signed-in sessions for reads, on PostgreSQL (0: none). */
+  sessionCacheMs: number;
   /** Whether this process runs the job workers (npm start: yes; a web-only process: no). */
   jobs: { runWorkers: boolean };
   /** The realtime bus: in this process only, PostgreSQL LISTEN/NOTIFY, or Redis pub/sub. */
@@ -401,6 +402,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     chat: { maxConnections: e.CHAT_MAX_CONNECTIONS, pingIntervalMs: e.CHAT_PING_INTERVAL_MS },
     csrfTrustedOrigins: e.CSRF_TRUSTED_ORIGINS.map((o) => new URL(o).origin),
+    sessionCacheMs: e.SESSION_CACHE_SECONDS * 1000,
     jobs: { runWorkers: e.RUN_WORKERS },
     realtime: { bus, redisUrl: e.REDIS_URL },
     metrics:

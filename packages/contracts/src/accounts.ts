@@ -120,6 +120,10 @@ export const ZUserMe = z.object({
 });
 export type TUserMe = z.infer<typeof ZUserMe>;
 
+/** POST /api/onboarding/skip/ ("Skip for now"): the onboarding has ended; the chat is where to go on. */
+export const ZSkipOnboardingResponse = z.object({ onboarded: z.literal(true), redirect: z.literal('/chat') });
+export type TSkipOnboardingResponse = z.infer<typeof ZSkipOnboardingResponse>;
+
 export const ZUpdateUserMeRequest = z
   .object({
     is_daily_message_paused: z.boolean({ error: 'Must be true or false.' }),

@@ -48,8 +48,13 @@ export const ZChatMessage = z.object({
    * interrupted), the message_id of the human message it answers: its text can be asked again.
    */
   reply_to: z.number().int().optional(),
+  /** Additive: an answer the user stopped while it was written; raw_text is what it said until then. */
+  stopped: z.literal(true).optional(),
 });
 export type TChatMessage = z.infer<typeof ZChatMessage>;
+
+/** Shown under an answer the user stopped. */
+export const ANSWER_STOPPED = 'Stopped';
 
 // ---- additive server → client types (documented in README "Chat protocol") ----
 
@@ -58,6 +63,18 @@ export const ZHistoryEvent = z.object({
   message_type: z.literal('history'),
   messages: z.array(ZChatMessage),
   has_more: z.boolean(),
+  /**
+   * Additive: answers being written right now (in any tab, on any instance), with their text so far;
+   * the next `stream` events with the same stream_id continue it.
+   */
+  streams: z
+    .array(z.object({ stream_id: z.string(), raw_text: z.string(), reply_to: z.number().int().optional() }))
+    .optional(),
+  /**
+   * Additive: the user's human messages whose answer is on its way but has not begun (the model is
+   * thinking, or they wait their turn), oldest first.
+   */
+  answering: z.array(z.number().int()).optional(),
 });
 
 /** A piece of an assistant reply while it is generated; the final `markdown` message carries the same stream_id. */
@@ -116,6 +133,32 @@ export const ZClientMessage = z.object({
   client_id: z.string().min(1).max(64).optional(),
 });
 export type TClientMessage = z.infer<typeof ZClientMessage>;
+
+/**
+ * Additive: stops the answer being written to the human message `reply_to` (without it, whichever
+ * answer of this user's channel is being written). The part written so far is kept, marked
+ * `stopped`. A stop for an answer that already ended, or is not the user's, does nothing.
+ */
+export const ZStopRequest = z.object({
+  message_type: z.literal('stop'),
+  reply_to: z.number().int().optional(),
+});
+export type TStopRequest = z.infer<typeof ZStopRequest>;
+
+/**
+ * Additive: answers the user's human message `reply_to` again (Regenerate, or Retry after a failed
+ * answer). The new answer comes after everything else, carrying the same reply_to; earlier answers
+ * stay. It waits its turn like a message (`queued`).
+ */
+export const ZRegenerateRequest = z.object({
+  message_type: z.literal('regenerate'),
+  reply_to: z.number().int().positive(),
+});
+export type TRegenerateRequest = z.infer<typeof ZRegenerateRequest>;
+
+/** Everything a client sends. */
+export const ZClientEvent = z.discriminatedUnion('message_type', [ZClientMessage, ZStopRequest, ZRegenerateRequest]);
+export type TClientEvent = z.infer<typeof ZClientEvent>;
 
 // ---- HTTP: older history ----
 

@@ -3,6 +3,7 @@ export * from './accounts.ts';
 export * from './admin.ts';
 export * from './calendar.ts';
 export * from './chat.ts';
+export * from './chat-search.ts';
 export * from './common.ts';
 export * from './daily.ts';
 export * from './health.ts';

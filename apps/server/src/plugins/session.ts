@@ -78,8 +78,19 @@ export default fp<SessionPluginOptions>(
     app.addHook('onRequest', async (request) => {
       const path = routedPath(request);
       if (!SESSION_PATHS.some((p) => path.startsWith(p))) return;
-      request.session = await opts.sessions.load(request.cookies[SESSION_COOKIE]);
+      // Reads may use this process's copy of the session; changes always check the database.
+      const fresh = request.method !== 'GET' && request.method !== 'HEAD';
+      request.session = await opts.sessions.load(request.cookies[SESSION_COOKIE], { fresh });
       request.user = request.session?.user ?? null;
+    });
+    // A change answers only after this process has forgotten what it changed, so the next read
+    // (from the same tab, at once) sees it: the user's own settings, or anyone's after an admin's change.
+    app.addHook('onSend', async (request, _reply, payload) => {
+      if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return payload;
+      const path = routedPath(request);
+      if (path.startsWith('/api/admin/')) opts.sessions.forgetCached('all');
+      else if (request.user) opts.sessions.forgetCached({ userId: request.user.id });
+      return payload;
     });
   },
   { name: 'session', dependencies: ['@fastify/cookie', 'db'] },

@@ -35,6 +35,8 @@ export async function createTestApp(
     PUBLIC_URL: 'http://daybook.test',
     // Nothing reaches the internet: tests that want weather point it at the fake Open-Meteo.
     WEATHER_PROVIDER: 'none',
+    // Many tests change rows straight in the database and read at once; the cache's own tests turn it on.
+    SESSION_CACHE_SECONDS: '0',
     ...env,
   });
   const database = options.database ?? (await createTestDatabase());
@@ -123,4 +125,48 @@ export class Browser {
   put = (url: string, payload?: unknown) => this.request('PUT', url, payload ?? {});
   patch = (url: string, payload?: unknown) => this.request('PATCH', url, payload ?? {});
   delete = (url: string, payload?: unknown) => this.request('DELETE', url, payload);
+}
+
+/** Two app instances on one fresh PostgreSQL database, as replicas run behind a load balancer. */
+export interface TwoInstances {
+  a: TestApp;
+  b: TestApp;
+  database: TestDatabase;
+  /** Closes both instances, then drops the database. */
+  close(): Promise<void>;
+}
+
+/** For a `beforeAll`: two instances with the same settings and dependencies on a database of their own. */
+export async function twoInstances(env: Record<string, string> = {}, deps: TestAppDeps = {}): Promise<TwoInstances> {
+  const database = await createTestDatabase();
+  if (!database.url) throw new Error('two instances need PostgreSQL');
+  const a = await createTestApp({ ...env, DATABASE_URL: database.url }, deps, { database });
+  const b = await createTestApp({ ...env, DATABASE_URL: database.url }, deps, { database });
+  return {
+    a,
+    b,
+    database,
+    async close() {
+      await b.close();
+      await a.close();
+      await database.dispose();
+    },
+  };
+}
+
+/** The same cookies in a browser of another app instance (sessions live in the shared database). */
+export function sameBrowserOn(app: FastifyInstance, browser: Browser) {
+  const other = new Browser(app);
+  for (const [k, v] of browser.cookies) other.cookies.set(k, v);
+  return other;
+}
+
+/** Until `check` holds, for at most `ms`: a database notice crosses to another instance. */
+export async function within(ms: number, check: () => Promise<boolean>) {
+  const start = performance.now();
+  while (!(await check())) {
+    if (performance.now() - start > ms) return false;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return true;
 }

@@ -3,6 +3,7 @@ import { ErrorBoundary } from '../components/ErrorBoundary.tsx';
 import { Footer } from '../components/Footer.tsx';
 import { NavBar } from '../components/NavBar.tsx';
 import { EmailVerificationProvider, VerifyEmailReminder } from '../features/auth/email-verification.tsx';
+import { PageAnnouncer } from '../lib/page-title.tsx';
 
 export function Layout() {
   const { pathname } = useLocation();
@@ -17,6 +18,7 @@ export function Layout() {
         </ErrorBoundary>
       </main>
       <Footer />
+      <PageAnnouncer />
     </EmailVerificationProvider>
   );
 }

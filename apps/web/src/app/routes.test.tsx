@@ -1,11 +1,16 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { SiteState } from '../lib/site.tsx';
 import { mockFetch, reply, USER_ME } from '../test/fetch.ts';
-import { renderRoutes, signedIn } from '../test/render.tsx';
+import { renderRoutes, SITE, signedIn } from '../test/render.tsx';
 import { routes } from './routes.tsx';
 
 describe('the route table', () => {
+  beforeEach(() => {
+    document.title = '';
+  });
+
   it.each([['/no/such/page'], ['/someone-else']])(
     'shows Page Not Found for %s, with Go Home and Try Chat',
     async (path) => {
@@ -16,6 +21,36 @@ describe('the route table', () => {
       expect(screen.getByRole('link', { name: 'Try Chat' })).toHaveAttribute('href', '/chat');
     },
   );
+
+  it.each([
+    ['/', 'Home · Daybook'],
+    ['/auth/login', 'Sign In · Daybook'],
+    ['/auth/signup', 'Create Account · Daybook'],
+    ['/guest-tour', 'Guest Tour · Daybook'],
+    ['/ana-lima', 'Ana Lima · Daybook'],
+    ['/someone-else', 'Page Not Found · Daybook'],
+    ['/no/such/page', 'Page Not Found · Daybook'],
+  ])('%s has its own document title', async (path, title) => {
+    renderRoutes(routes, { path });
+    await waitFor(() => expect(document.title).toBe(title));
+    // The first page is not announced: the browser reads a loaded page's title itself.
+    expect(screen.getByTestId('page-announcer')).toBeEmptyDOMElement();
+  });
+
+  it('signed-in pages have theirs too', async () => {
+    mockFetch({ 'GET /api/users/me/': reply(200, USER_ME), 'GET /api/memories/': reply(200, []) });
+    renderRoutes(routes, { path: '/memories', auth: signedIn });
+    await waitFor(() => expect(document.title).toBe('Memories · Daybook'));
+  });
+
+  it('announces the new title after a navigation, politely', async () => {
+    renderRoutes(routes, { path: '/no/such/page' });
+    await userEvent.click(await screen.findByRole('link', { name: 'Go Home' }));
+    await waitFor(() => expect(document.title).toBe('Home · Daybook'));
+    const region = screen.getByTestId('page-announcer');
+    expect(region).toHaveAttribute('aria-live', 'polite');
+    expect(region).toHaveTextContent('Home · Daybook');
+  });
 
   it("shows the creator's about page at /{slug} with configured bio, links and contact", async () => {
     renderRoutes(routes, { path: '/ana-lima' });
@@ -60,6 +95,18 @@ describe('the route table', () => {
     const footer = await screen.findByRole('contentinfo');
     expect(within(footer).getByRole('link', { name: 'Ana Lima' })).toHaveAttribute('href', '/ana-lima');
     expect(within(within(footer).getByRole('list')).getAllByRole('link')).toHaveLength(4);
+  });
+
+  it('shows no profile links, in the footer or on the about page, until CREATOR_LINKS is set', async () => {
+    const site: SiteState = { status: 'ready', site: { creator: { ...SITE.creator, links: [] } } };
+    renderRoutes(routes, { path: '/ana-lima', site });
+    expect(await screen.findByRole('heading', { level: 1, name: 'Ana Lima' })).toBeInTheDocument();
+    const main = screen.getByRole('main');
+    expect(within(main).queryByRole('list', { name: 'Profiles' })).not.toBeInTheDocument();
+    expect(within(main).getByText(/To get an invite, contact Ana Lima by email\./)).toBeInTheDocument();
+    const footer = screen.getByRole('contentinfo');
+    expect(within(footer).getByRole('link', { name: 'Ana Lima' })).toHaveAttribute('href', '/ana-lima');
+    expect(within(footer).queryByRole('list')).not.toBeInTheDocument();
   });
 
   it('the signed-in avatar menu lists the account pages', async () => {

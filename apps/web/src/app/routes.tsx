@@ -7,6 +7,7 @@ import { ResendVerificationPage } from '../features/auth/ResendVerificationPage.
 import { SignupPage } from '../features/auth/SignupPage.tsx';
 import { HomePage } from '../features/home/HomePage.tsx';
 import { NotFoundPage } from '../features/not-found/NotFoundPage.tsx';
+import { Titled } from '../lib/page-title.tsx';
 import { Layout } from './Layout.tsx';
 import { RouteGuard } from './RouteGuard.tsx';
 
@@ -63,6 +64,9 @@ const CreatorRoute = lazy(() =>
 );
 const later = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Suspense>;
 
+/** The page's own document title (the about and not-found pages set theirs). */
+const titled = (title: string, node: ReactNode) => <Titled title={title}>{node}</Titled>;
+
 const signedIn = (node: ReactNode) => <RouteGuard requireAuth>{node}</RouteGuard>;
 const anonymous = (node: ReactNode) => <RouteGuard anonymousOnly>{node}</RouteGuard>;
 
@@ -71,29 +75,38 @@ export const routes: RouteObject[] = [
   {
     element: <Layout />,
     children: [
-      { path: '/', element: <HomePage /> },
-      { path: '/auth/login', element: anonymous(<LoginPage />) },
-      { path: '/auth/account-deleted', element: anonymous(later(<AccountDeletedPage />)) },
-      { path: '/auth/signup', element: anonymous(<SignupPage />) },
-      { path: '/auth/resend-verification', element: anonymous(<ResendVerificationPage />) },
+      { path: '/', element: titled('Home', <HomePage />) },
+      { path: '/auth/login', element: anonymous(titled('Sign In', <LoginPage />)) },
+      { path: '/auth/account-deleted', element: anonymous(titled('Account Deleted', later(<AccountDeletedPage />))) },
+      { path: '/auth/signup', element: anonymous(titled('Create Account', <SignupPage />)) },
+      {
+        path: '/auth/resend-verification',
+        element: anonymous(titled('Resend Verification Email', <ResendVerificationPage />)),
+      },
       // Signed in or not: signup signs the new user in, and that user must still be able to verify.
-      { path: '/auth/verify-email/:key', element: later(<VerifyEmailPage />) },
-      { path: '/auth/verify-email', element: later(<VerifyEmailPage />) },
-      { path: '/auth/forgot-password', element: anonymous(later(<ForgotPasswordPage />)) },
-      { path: '/auth/reset-password/:key', element: anonymous(later(<ResetPasswordPage />)) },
-      { path: '/auth/change-password', element: signedIn(later(<ChangePasswordPage />)) },
+      { path: '/auth/verify-email/:key', element: titled('Verify Email', later(<VerifyEmailPage />)) },
+      { path: '/auth/verify-email', element: titled('Verify Email', later(<VerifyEmailPage />)) },
+      { path: '/auth/forgot-password', element: anonymous(titled('Reset Password', later(<ForgotPasswordPage />))) },
+      {
+        path: '/auth/reset-password/:key',
+        element: anonymous(titled('Choose a New Password', later(<ResetPasswordPage />))),
+      },
+      { path: '/auth/change-password', element: signedIn(titled('Change Password', later(<ChangePasswordPage />))) },
       { path: '/login', element: <LoginAlias /> },
-      { path: '/profile', element: signedIn(later(<ProfilePage />)) },
-      { path: '/chat', element: signedIn(later(<ChatScreen />)) },
-      { path: '/guest-tour', element: later(<GuestTourScreen />) },
-      { path: '/demo-tour', element: signedIn(later(<DemoTourScreen />)) },
-      { path: '/onboarding', element: signedIn(later(<OnboardingScreen />)) },
-      { path: '/memories', element: signedIn(later(<MemoriesPage />)) },
-      { path: '/resources', element: signedIn(later(<ResourcesPage />)) },
-      { path: '/resources/daily-message/:id', element: signedIn(later(<DailyMessagePage />)) },
-      { path: '/resources/research/:id', element: signedIn(later(<ResearchPage />)) },
-      { path: '/accounts/3rdparty', element: signedIn(later(<CalendarConnectionsRedirect />)) },
-      { path: '/admin', element: signedIn(later(<AdminPage />)) },
+      { path: '/profile', element: signedIn(titled('Your Account', later(<ProfilePage />))) },
+      { path: '/chat', element: signedIn(titled('Chat', later(<ChatScreen />))) },
+      { path: '/guest-tour', element: titled('Guest Tour', later(<GuestTourScreen />)) },
+      { path: '/demo-tour', element: signedIn(titled('Demo Tour', later(<DemoTourScreen />))) },
+      { path: '/onboarding', element: signedIn(titled('Onboarding', later(<OnboardingScreen />))) },
+      { path: '/memories', element: signedIn(titled('Memories', later(<MemoriesPage />))) },
+      { path: '/resources', element: signedIn(titled('Resources', later(<ResourcesPage />))) },
+      { path: '/resources/daily-message/:id', element: signedIn(titled('Daily Message', later(<DailyMessagePage />))) },
+      { path: '/resources/research/:id', element: signedIn(titled('Web Research Report', later(<ResearchPage />))) },
+      {
+        path: '/accounts/3rdparty',
+        element: signedIn(titled('Calendar Connections', later(<CalendarConnectionsRedirect />))),
+      },
+      { path: '/admin', element: signedIn(titled('Admin', later(<AdminPage />))) },
       { path: '/:slug', element: later(<CreatorRoute />) },
       { path: '*', element: <NotFoundPage /> },
     ],

@@ -16,7 +16,7 @@ export function Footer() {
             </>
           )}
         </p>
-        {creator && (
+        {creator && creator.links.length > 0 && (
           <ul className="footer-links" aria-label={`${creator.name} elsewhere`}>
             {creator.links.map((link) => (
               <li key={link.url}>

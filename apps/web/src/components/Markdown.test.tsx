@@ -1,6 +1,6 @@
 import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { Markdown, safeHref } from './Markdown.tsx';
+import { Markdown, parseMarkdown, safeHref } from './Markdown.tsx';
 
 const md = (text: string) => render(<Markdown text={text} />).container.firstElementChild as HTMLElement;
 
@@ -14,6 +14,18 @@ describe('Markdown', () => {
     expect(root.querySelector('code')).toHaveTextContent('x < y');
     expect(paragraphs[0]?.querySelector('br')).not.toBeNull();
     expect(root.querySelector('del')).toHaveTextContent('old');
+  });
+
+  it('breaks lines where a daily message does, as its email does (see daily.email.test.ts)', () => {
+    const root = md(
+      'Weather in Lisbon\nLight rain, 14 °C\n**Take** an umbrella\n\nSecond paragraph\n```\nkept\nas is\n```',
+    );
+    const first = root.querySelector('p');
+    expect(first?.innerHTML).toMatch(
+      /^Weather in Lisbon<br>\s*Light rain, 14 °C<br>\s*<strong>Take<\/strong> an umbrella$/,
+    );
+    expect(root.querySelector('pre')?.textContent).toContain('kept\nas is');
+    expect(root.querySelector('pre br')).toBeNull();
   });
 
   it('leaves snake_case, lone asterisks and escaped markers alone', () => {
@@ -184,5 +196,100 @@ describe('Markdown', () => {
     expect(screen.getAllByRole('link')).toHaveLength(1);
     expect(screen.getByRole('link', { name: '2' })).toHaveAttribute('href', 'https://two.example/');
     expect(root).toHaveTextContent('See [1] and 2.');
+  });
+  it.each([
+    ['[click](javascript&#58;alert(1))'],
+    ['[click](&#106;avascript:alert(1))'],
+    ['<javascript:alert(1)>'],
+    ['[click][r]\n\n[r]: javascript:alert(1)'],
+    ['[click](<javascript:alert(1)>)'],
+    ['[click](file:///etc/passwd)'],
+  ])('does not render %s as a link either', (text) => {
+    const root = md(text);
+    expect(screen.queryByRole('link')).not.toBeInTheDocument();
+    expect(root.querySelector('[href]')).toBeNull();
+  });
+
+  it('never loads or links an unsafe image', () => {
+    const root = md('![pic](javascript:alert(1)) ![](data:image/png;base64,AAAA)');
+    expect(root.querySelector('img')).toBeNull();
+    expect(root.querySelector('[href], [src]')).toBeNull();
+  });
+
+  it('keeps raw HTML as text in every place markdown allows it', () => {
+    const root = md(
+      '<div onclick="alert(1)">\n\n*x*\n\n</div>\n\n- <iframe src="https://evil.example"></iframe>\n\n| a |\n|---|\n| <svg onload=alert(1)> |\n\n[<b>label</b>](https://ok.example)',
+    );
+    for (const tag of ['div:not(.md-table)', 'iframe', 'svg', 'b']) expect(root.querySelector(tag)).toBeNull();
+    expect(root.querySelector('[onclick], [onload]')).toBeNull();
+    expect(root).toHaveTextContent('<iframe src="https://evil.example"></iframe>');
+    expect(screen.getByRole('link', { name: '<b>label</b>' })).toHaveAttribute('href', 'https://ok.example');
+  });
+
+  it('links mail and phone in the same tab, and www. addresses over https', () => {
+    md('[mail](mailto:a@b.example) [call](tel:+441234) and www.example.com/x.');
+    expect(screen.getByRole('link', { name: 'mail' })).toHaveAttribute('href', 'mailto:a@b.example');
+    expect(screen.getByRole('link', { name: 'mail' })).not.toHaveAttribute('target');
+    expect(screen.getByRole('link', { name: 'call' })).toHaveAttribute('href', 'tel:+441234');
+    const www = screen.getByRole('link', { name: 'www.example.com/x' });
+    expect(www).toHaveAttribute('href', 'https://www.example.com/x');
+    expect(www).toHaveAttribute('target', '_blank');
+  });
+
+  it('shows an image inside a link as its text, not a link in a link', () => {
+    const root = md('[![logo](https://img.example/l.png)](https://site.example/)');
+    expect(root.querySelectorAll('a')).toHaveLength(1);
+    expect(root.querySelector('a a, img')).toBeNull();
+    expect(screen.getByRole('link', { name: 'logo' })).toHaveAttribute('href', 'https://site.example/');
+  });
+
+  it('does not turn [n] inside a link label or code into a citation', () => {
+    const root = render(
+      <Markdown
+        text={'[see [1]](https://x.example/) `[1]`\n\n```\n[1]\n```'}
+        citations={[{ url: 'https://a.example/' }]}
+      />,
+    ).container;
+    expect(root.querySelectorAll('a')).toHaveLength(1);
+    expect(root.querySelector('a')).toHaveAttribute('href', 'https://x.example/');
+  });
+
+  it('renders task lists as read-only, named boxes', () => {
+    const root = md('- [x] done\n- [ ] to do');
+    const boxes = Array.from(root.querySelectorAll('input')) as HTMLInputElement[];
+    expect(boxes.map((b) => [b.type, b.checked, b.disabled])).toEqual([
+      ['checkbox', true, true],
+      ['checkbox', false, true],
+    ]);
+    expect(screen.getByRole('checkbox', { name: 'Done' })).toBeInTheDocument();
+  });
+
+  it('gives each rendered text its own footnote ids', () => {
+    const text = 'Claim[^1].\n\n[^1]: A note.';
+    const root = render(
+      <>
+        <Markdown text={text} />
+        <Markdown text={text} />
+      </>,
+    ).container;
+    const ids = Array.from(root.querySelectorAll('[id]')).map((e) => e.id);
+    expect(ids.length).toBeGreaterThan(2);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const ref of root.querySelectorAll('[aria-describedby]')) {
+      expect(root.querySelector(`[id="${ref.getAttribute('aria-describedby')}"]`)).not.toBeNull();
+    }
+    for (const a of root.querySelectorAll('a[href^="#"]')) {
+      expect(root.querySelector(`[id="${(a.getAttribute('href') as string).slice(1)}"]`)).not.toBeNull();
+    }
+  });
+
+  it('keeps heading levels within h6 with an offset', () => {
+    render(<Markdown text={'##### Five\n\n###### Six'} headingOffset={2} />);
+    expect(screen.getAllByRole('heading', { level: 6 })).toHaveLength(2);
+  });
+
+  it('parseMarkdown gives the top-level heading levels, not those in code or quotes', () => {
+    const blocks = parseMarkdown('Intro\n\n### A\n\n```\n# not\n```\n\n> # quoted\n\nB\n==\n');
+    expect(blocks.flatMap((b) => (b.type === 'heading' ? [b.level] : []))).toEqual([3, 1]);
   });
 });

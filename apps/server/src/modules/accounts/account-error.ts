@@ -33,7 +33,9 @@ export const MESSAGES = {
   emailTaken: 'A user is already registered with this email address.',
   invalidOrExpiredKey: 'Invalid or expired key.',
   invalidPasswordReset: 'The password reset token was invalid.',
-  enterCurrentPassword: 'Please type your current password.',
+  // allauth's code and param, in plain words: its "Please type your current password." reads as if
+  // the field were empty.
+  enterCurrentPassword: 'Your current password is incorrect.',
   passwordMismatch: "The two password fields didn't match.",
   duplicateEmail: 'This email address is already associated with this account.',
   maxEmailAddresses: 'You cannot add more than 5 email addresses.',

@@ -46,7 +46,7 @@ describe('password change', () => {
     expect(wrong.json()).toEqual({
       status: 400,
       errors: [
-        { param: 'current_password', code: 'enter_current_password', message: 'Please type your current password.' },
+        { param: 'current_password', code: 'enter_current_password', message: 'Your current password is incorrect.' },
       ],
     });
     const weak = await browser.post(`${API}/account/password/change`, {

@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../../lib/clock.ts';
 import type { AccountsRepo, UserRow } from './accounts.repo.ts';
+import type { SessionCache } from './session-cache.ts';
 
 export const SESSION_TTL_SEC = 14 * 24 * 3600;
 // How long a pending step (e.g. "verify your email" after a login attempt) stays in the session.
@@ -31,7 +32,16 @@ const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 /** Sessions that just ended: by id, or every session of a user but one. */
 export type EndedSessions = { ids: string[] } | { userId: number; exceptId?: string };
 
-export function createSessionsService({ repo, clock }: { repo: AccountsRepo; clock: Clock }) {
+export function createSessionsService({
+  repo,
+  clock,
+  cache,
+}: {
+  repo: AccountsRepo;
+  clock: Clock;
+  /** On PostgreSQL: sessions kept for a few seconds (see session-cache.ts). */
+  cache?: SessionCache;
+}) {
   const expiry = () => new Date(clock.now().getTime() + SESSION_TTL_SEC * 1000);
   // Whatever holds a session open (chat sockets) hears when it ends, so it closes with it.
   const listeners = new Set<(ended: EndedSessions) => void>();
@@ -40,10 +50,18 @@ export function createSessionsService({ repo, clock }: { repo: AccountsRepo; clo
   };
 
   return {
-    async load(key: string | undefined): Promise<LoadedSession | null> {
+    /** `fresh`: read the database, whatever is cached (requests that change something). */
+    async load(key: string | undefined, { fresh = true }: { fresh?: boolean } = {}): Promise<LoadedSession | null> {
       if (!key || key.length > 100) return null;
-      // One round trip: the session and its user (see AccountsRepo.findSessionWithUser).
-      const row = await repo.findSessionWithUser(hashKey(key));
+      const id = hashKey(key);
+      let row = fresh ? undefined : cache?.get(id);
+      if (!row) {
+        const ticket = cache?.ticket() ?? 0;
+        // One round trip: the session and its user (see AccountsRepo.findSessionWithUser).
+        row = (await repo.findSessionWithUser(id)) ?? undefined;
+        // Unknown keys are not cached: made-up cookies would fill the cache.
+        if (row) cache?.put(ticket, id, row);
+      }
       if (!row || row.expiresAt <= clock.now()) return null;
       const user = row.user;
       // A deactivated user's session ends with the deactivation.
@@ -59,6 +77,7 @@ export function createSessionsService({ repo, clock }: { repo: AccountsRepo; clo
     async start(userId: number | null, data: SessionData, replacing?: string): Promise<{ key: string; id: string }> {
       if (replacing) {
         await repo.deleteSession(replacing);
+        cache?.forgetSession(replacing);
         ended({ ids: [replacing] });
       }
       const key = randomBytes(32).toString('base64url');
@@ -69,6 +88,7 @@ export function createSessionsService({ repo, clock }: { repo: AccountsRepo; clo
 
     async save(id: string, data: SessionData): Promise<void> {
       await repo.updateSession(id, { data, lastSeenAt: clock.now() });
+      cache?.forgetSession(id);
     },
 
     /**
@@ -80,14 +100,24 @@ export function createSessionsService({ repo, clock }: { repo: AccountsRepo; clo
     /** Ends one session (sign-out). */
     async destroy(id: string) {
       await repo.deleteSession(id);
+      cache?.forgetSession(id);
       ended({ ids: [id] });
     },
     /** Ends every session of `userId` but `exceptId` (password reset or change, deactivation). */
     async destroyAllFor(userId: number, exceptId?: string) {
       await repo.deleteUserSessions(userId, exceptId);
+      cache?.forgetUser(userId);
       ended(exceptId ? { userId, exceptId } : { userId });
     },
     prune: () => repo.deleteExpiredSessions(clock.now()),
+    /**
+     * After a request changed something: this process's copies of `userId`'s sessions, or of every
+     * session (`'all'`, after an administrator's change to someone else), are dropped before it answers.
+     */
+    forgetCached(what: { userId: number } | 'all') {
+      if (what === 'all') cache?.clear();
+      else cache?.forgetUser(what.userId);
+    },
     /** Calls `listener` after sessions end on this instance; returns the unsubscribe. */
     onEnded(listener: (ended: EndedSessions) => void) {
       listeners.add(listener);

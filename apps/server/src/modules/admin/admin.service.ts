@@ -56,7 +56,16 @@ export function createAdminService({
   return {
     async listUsers(query: { search: string; limit: number; offset: number }) {
       const { rows, count } = await repo.listUsers(query);
-      return { results: rows.map(presentUser), count };
+      const results: TAdminUser[] = rows.map((row) => ({
+        id: row.id,
+        email: row.email,
+        date_joined: row.dateJoined,
+        last_login: row.lastLogin,
+        email_verified: row.emailVerified,
+        is_active: row.isActive,
+        is_admin: row.isAdmin,
+      }));
+      return { results, count };
     },
 
     /** Applies `patch` to user `id` on behalf of `actor`, refusing what would lock everyone out. */

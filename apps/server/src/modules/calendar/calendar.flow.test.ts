@@ -299,7 +299,7 @@ describe('tokens', () => {
     providers.setAccessTokenTtl(3599, 'microsoft');
     // A second process: its own service (own memory) on the same database and SECRET_KEY.
     const other = createCalendarService({
-      repo: createCalendarRepo(t.app.db.prisma),
+      repo: createCalendarRepo(t.app.db.prisma, t.app.db.query),
       box: createSecretBox([TEST_SECRET], 'calendar connections'),
       clock: systemClock,
       log: t.app.log,
@@ -465,6 +465,27 @@ describe('events API', () => {
     expect(empty).toEqual({ date: today, time_zone: 'UTC', events: [], problems: [] });
     // However the zone is spelled, the answer names it one way.
     expect((await day(browser, today, 'europe/BERLIN')).time_zone).toBe('Europe/Berlin');
+  });
+
+  it("reads the day in the user's own zone, with only the user's own calendars", async () => {
+    const { browser, userId } = await signedInUser(t);
+    await addIcs(browser);
+    const other = await signedInUser(t);
+    expect(await day(other.browser)).toEqual({ date: today, time_zone: 'UTC', events: [], problems: [] });
+    await t.database.db.query('UPDATE users SET time_zone = $1 WHERE id = $2', ['america/new_york', userId]);
+    const res = await browser.get(`/api/calendar/events/?date=${today}`);
+    expect(res.statusCode).toBe(200);
+    const own = ZCalendarDay.parse(res.json());
+    expect(own.time_zone).toBe('America/New_York');
+    expect(own.events.map((e) => [e.title, e.calendar])).toEqual([['Swimming lesson', 'Family']]);
+    expect(own.problems).toEqual([]);
+    // A zone in the query wins over the stored one (17:00 UTC is the next day in Tokyo).
+    expect(await day(browser, today, 'Asia/Tokyo')).toEqual({
+      date: today,
+      time_zone: 'Asia/Tokyo',
+      events: [],
+      problems: [],
+    });
   });
 });
 

@@ -1,5 +1,6 @@
 // Calendar connections and OAuth consents in progress. Secrets arrive here already sealed.
 import type { TCalendarConnectionStatus, TCalendarProviderId } from '@daybook/contracts';
+import type { Query } from '../../db/database.ts';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 
 type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
@@ -38,12 +39,34 @@ export interface OAuthStateRow {
 
 const asRow = (r: { provider: string; status: string }) => r as unknown as ConnectionRow;
 
+/** A day's read: the user's own time zone and connections, in one prepared statement. */
+const DAY_SQL = `SELECT u.time_zone AS "timeZone", c.id, c.user_id AS "userId", c.provider, c.uid, c.display,
+    c.status, c.secret, c.access_expires_at AS "accessExpiresAt", c.last_synced_at AS "lastSyncedAt",
+    c.last_error AS "lastError", c.created_at AS "createdAt"
+  FROM users u LEFT JOIN calendar_connections c ON c.user_id = u.id
+  WHERE u.id = $1 ORDER BY c.id`;
+
 /** Serialises one user's additions (the connection cap) across processes. */
 const lockUser = (tx: Tx, userId: number) =>
   tx.$queryRawUnsafe('SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1), $2)', 'calendar', userId);
 
-export function createCalendarRepo(prisma: PrismaClient) {
+export function createCalendarRepo(prisma: PrismaClient, query: Query) {
   const repo = {
+    /**
+     * What reading a day needs, straight to the driver (it runs on every Today page): the user's
+     * time zone and their connections by id (as `list`). An unknown user has neither.
+     */
+    async dayOf(userId: number): Promise<{ timeZone: string | null; connections: ConnectionRow[] }> {
+      const rows = await query<(ConnectionRow & { timeZone: string | null }) | { timeZone: string | null; id: null }>(
+        DAY_SQL,
+        [userId],
+        'daybook_calendar_day',
+      );
+      const connections: ConnectionRow[] = [];
+      for (const { timeZone: _, ...row } of rows) if (row.id !== null) connections.push(row as ConnectionRow);
+      return { timeZone: rows[0]?.timeZone ?? null, connections };
+    },
+
     async list(userId: number): Promise<ConnectionRow[]> {
       const rows = await prisma.calendarConnection.findMany({ where: { userId }, orderBy: { id: 'asc' } });
       return rows.map(asRow);
@@ -144,11 +167,6 @@ export function createCalendarRepo(prisma: PrismaClient) {
       update: { status?: TCalendarConnectionStatus; lastError?: string | null; lastSyncedAt?: Date; updatedAt: Date },
     ): Promise<void> {
       await prisma.calendarConnection.updateMany({ where: { id }, data: update });
-    },
-
-    async timeZoneOf(userId: number): Promise<string | null> {
-      const user = await prisma.user.findUnique({ where: { id: userId }, select: { timeZone: true } });
-      return user?.timeZone ?? null;
     },
 
     /** Keeps a user's newest consents in progress only: nobody needs more at once. */

@@ -171,14 +171,36 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   ]).finally(() => clearTimeout(timer));
 }
 
+/** Memos of pure functions of a zone (and a date): building an Intl formatter and the day window's
+ * wall-clock readings were most of the service's own time in a profile of reading a day. */
+const MEMO_MAX = 1000;
+function memo<T>(map: Map<string, T>, key: string, make: () => T): T {
+  let value = map.get(key);
+  if (value === undefined) {
+    // Names differ also in case ("europe/berlin"): a long-running server could collect many.
+    if (map.size >= MEMO_MAX) map.clear();
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
+const zones = new Map<string, string>();
 /** The zone's canonical name; UTC for one this runtime does not know. */
 function canonicalZone(zone: string): string {
-  try {
-    return new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
-  } catch {
-    return 'UTC';
-  }
+  return memo(zones, zone, () => {
+    try {
+      return new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
+    } catch {
+      return 'UTC';
+    }
+  });
 }
+
+const windows = new Map<string, DayWindow>();
+/** The day's window (frozen: every read of that day shares it). */
+const windowOf = (date: string, zone: string) =>
+  memo(windows, `${date} ${zone}`, () => Object.freeze(dayWindow(date, zone)));
 
 /** webcal:// and webcals:// are https:// (as every calendar app reads them); only web addresses pass. */
 export function icsAddress(raw: string): string | null {
@@ -724,9 +746,10 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
 
     async eventsForDay(userId, date, timeZone) {
       // One spelling per zone ("europe/berlin" is Europe/Berlin), for the cache and the answer.
-      const zone = canonicalZone(timeZone ?? (await repo.timeZoneOf(userId)) ?? 'UTC');
-      const window = dayWindow(date, zone);
-      const rows = await repo.list(userId);
+      const day = await repo.dayOf(userId);
+      const zone = canonicalZone(timeZone ?? day.timeZone ?? 'UTC');
+      const window = windowOf(date, zone);
+      const rows = day.connections;
       const results = await Promise.all(rows.map((row) => connectionEvents(row, window)));
       const events: TCalendarEvent[] = [];
       const problems: TCalendarProblem[] = [];

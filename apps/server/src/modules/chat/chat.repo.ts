@@ -3,15 +3,15 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 
 export type ChatMessageRow = Omit<
   Awaited<ReturnType<PrismaClient['chatMessage']['findUniqueOrThrow']>>,
-  'answerPendingAt' | 'clientId'
->;
+  'answerPendingAt' | 'clientId' | 'stopped'
+> & { stopped?: boolean };
 /** A human message whose client id was already stored (a resend, maybe through another instance): the stored one. */
 export type Stored<T> = T & { duplicate?: boolean };
 export type Channel = 'chat' | 'onboarding';
 
 // Every chat turn runs these, so they go straight to the driver (see Database.query).
 const COLUMNS = `id, user_id AS "userId", channel, author_type AS "authorType", message_type AS "messageType",
-  raw_text AS "rawText", url, created_at AS "createdAt", reply_to_id AS "replyToId"`;
+  raw_text AS "rawText", url, created_at AS "createdAt", reply_to_id AS "replyToId", stopped`;
 // The database's clock, as UTC like Prisma's timestamps: every instance compares against the same one.
 const NOW = `(now() AT TIME ZONE 'UTC')`;
 
@@ -41,13 +41,15 @@ export function createChatRepo(prisma: PrismaClient, query: Query) {
       url?: string | null;
       replyToId?: number | null;
       clientId?: string | null;
+      /** An answer the user stopped. */
+      stopped?: boolean;
     }): Promise<Stored<ChatMessageRow>> {
       const [row] = await query<ChatMessageRow>(
         `WITH answered AS (
            UPDATE chat_messages SET answer_pending_at = NULL WHERE id = $7 AND user_id = $1 RETURNING id
          )
-         INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, url, reply_to_id, answer_pending_at, client_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $3 = 'human' THEN ${NOW} END, $8)
+         INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, url, reply_to_id, answer_pending_at, client_id, stopped)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $3 = 'human' THEN ${NOW} END, $8, $9)
          ON CONFLICT (user_id, client_id) DO NOTHING RETURNING ${COLUMNS}`,
         [
           data.userId,
@@ -58,6 +60,7 @@ export function createChatRepo(prisma: PrismaClient, query: Query) {
           data.url ?? null,
           data.replyToId ?? null,
           data.clientId ?? null,
+          data.stopped ?? false,
         ],
       );
       if (row) return row;
@@ -147,6 +150,33 @@ export function createChatRepo(prisma: PrismaClient, query: Query) {
         extra: row?.extra ?? [],
       };
     },
+    /**
+     * A human message of the user answered again (Regenerate, Retry): marks it waiting for an answer
+     * (so a crash meanwhile leaves a note) and reads the `limit` messages before it, oldest first.
+     * Null when the user has no such human message on that channel.
+     */
+    async answerAgain(
+      data: { userId: number; channel: Channel; id: number },
+      limit: number,
+    ): Promise<{ human: ChatMessageRow; before: ChatMessageRow[] } | null> {
+      const [row] = await query<Record<string, unknown>>(
+        `WITH human AS (
+           UPDATE chat_messages SET answer_pending_at = ${NOW}
+           WHERE id = $3 AND user_id = $1 AND channel = $2 AND author_type = 'human' RETURNING ${COLUMNS}
+         )
+         SELECT human.*,
+           (SELECT json_agg(m) FROM (SELECT ${COLUMNS} FROM chat_messages
+              WHERE user_id = $1 AND channel = $2 AND id < human.id ORDER BY id DESC LIMIT $4) m) AS before
+         FROM human`,
+        [data.userId, data.channel, data.id, limit],
+      );
+      if (!row) return null;
+      const { before, ...human } = row as unknown as ChatMessageRow & { before: JsonMessage[] | null };
+      return {
+        human,
+        before: (before ?? []).map((m) => ({ ...m, createdAt: parseUtcTimestamp(m.createdAt) })).reverse(),
+      };
+    },
     /** Marks messages this instance still has to answer as alive (see answer_pending_at). */
     async keepPending(ids: number[]) {
       if (!ids.length) return;
@@ -186,6 +216,31 @@ export function createChatRepo(prisma: PrismaClient, query: Query) {
         [userId, channel, before ?? null, limit + 1],
       );
       return { rows: rows.slice(0, limit).reverse(), hasMore: rows.length > limit };
+    },
+    /**
+     * The same page as the API's JSON (TChatHistoryPage's `results` as text, oldest first, written
+     * by PostgreSQL as presentMessage would: no url or reply_to when there is none), for the history
+     * endpoint: the server neither parses 50 rows nor serialises them again. Prepared, LIMIT as a
+     * sub-select, so PostgreSQL keeps one plan (by the (user_id, channel, id) index).
+     */
+    async pageJson(userId: number, channel: Channel, limit: number, before?: number) {
+      const [found] = await query<{ results: string; hasMore: boolean }>(
+        `WITH newest AS (
+           SELECT id, author_type, message_type, raw_text, url, created_at, reply_to_id, stopped FROM chat_messages
+           WHERE user_id = $1 AND channel = $2 ${before === undefined ? '' : 'AND id < $4'}
+           ORDER BY id DESC LIMIT (SELECT $3::int + 1)
+         )
+         SELECT (SELECT count(*) FROM newest) > $3 AS "hasMore",
+           (SELECT coalesce(json_agg(json_strip_nulls(json_build_object(
+              'author_type', author_type, 'message_type', message_type, 'raw_text', raw_text, 'message_id', id,
+              'timestamp', to_char(created_at, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+              'url', nullif(url, ''), 'reply_to', nullif(reply_to_id, 0), 'stopped', CASE WHEN stopped THEN true END
+            )) ORDER BY id), '[]')::text
+            FROM (SELECT * FROM newest ORDER BY id DESC LIMIT (SELECT $3::int)) page) AS results`,
+        before === undefined ? [userId, channel, limit] : [userId, channel, limit, before],
+        before === undefined ? 'daybook_chat_page' : 'daybook_chat_page_before',
+      );
+      return { results: found?.results ?? '[]', hasMore: found?.hasMore ?? false };
     },
     /** The first finish counts; a late second one (another tab) keeps that date. */
     markOnboarded: (userId: number, at: Date) =>

@@ -348,6 +348,34 @@ describe('history over HTTP', () => {
     expect(ZChatHistoryPage.parse((await other.browser.get('/api/chat/messages/')).json()).results).toEqual([]);
     expect((await browser.get('/api/chat/messages/?limit=0')).statusCode).toBe(400);
   });
+
+  it("gives the same messages as the socket's history, links and replies included, whatever their text", async () => {
+    const { browser, userId } = await signedInUser(t);
+    const texts = ['quotes " \\ and\nnew lines\t', 'emoji 🎉 ünïcödé 漢字', '</script>', 'plain'];
+    const rows = await t.database.db.query<{ id: number }>(
+      `INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, url)
+       SELECT $1, 'chat', 'human', 'message', t, CASE WHEN n = 2 THEN 'https://example.org/?a="b"' END
+       FROM unnest($2::text[]) WITH ORDINALITY AS x(t, n) RETURNING id`,
+      [userId, texts],
+    );
+    await t.database.db.query(
+      `INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, reply_to_id)
+       VALUES ($1, 'chat', 'assistant', 'markdown', '**answer**', $2)`,
+      [userId, rows[0]?.id],
+    );
+    const c = await connect(browser);
+    const history = (await c.next(type('history'))) as TServerEvent & { messages: unknown[] };
+    c.ws.close();
+    const res = await browser.get('/api/chat/messages/');
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    const page = ZChatHistoryPage.parse(res.json());
+    expect(page.results).toHaveLength(5);
+    expect(page.results).toEqual(history.messages);
+    expect(page.results[1]).toMatchObject({ url: 'https://example.org/?a="b"' });
+    expect(page.results[0]).not.toHaveProperty('url');
+    expect(page.results[4]).toMatchObject({ reply_to: rows[0]?.id, raw_text: '**answer**' });
+    expect(page.results[3]).not.toHaveProperty('reply_to');
+  });
 });
 
 describe('the prompt', () => {

@@ -149,12 +149,15 @@ export default async function chatRoutes(
     const entry: OpenSocket = { socket, sessionId, alive: true };
     // Counted (and closed with its session) from now on; it receives events once it has joined.
     let joined = false;
+    // Pieces of answers before the history are in the history's `streams` (their text so far).
+    let historySent = false;
     const subscriber: Subscriber = {
       channel,
       user: chatUser,
       sessionId,
       send: (event) => {
-        if (joined && socket.readyState === socket.OPEN) socket.send(JSON.stringify(event));
+        if (!joined || (!historySent && event.message_type === 'stream')) return;
+        if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(event));
       },
       close: (code, reason) => socket.close(code, reason),
     };
@@ -224,8 +227,20 @@ export default async function chatRoutes(
       // zero times, and the client merges by message_id.
       joined = true;
       const history = await chat.history(user.id, channel, 50);
+      // Read with the history's sending, in one go: no piece of an answer goes missing or comes twice.
+      const streams = hub.liveStreams(user.id, channel);
+      const answering = hub.answering(user.id, channel);
+      historySent = true;
       if (socket.readyState === socket.OPEN)
-        socket.send(JSON.stringify({ message_type: 'history', messages: history.results, has_more: history.has_more }));
+        socket.send(
+          JSON.stringify({
+            message_type: 'history',
+            messages: history.results,
+            has_more: history.has_more,
+            ...(streams.length ? { streams } : {}),
+            ...(answering.length ? { answering } : {}),
+          }),
+        );
     } catch (err) {
       request.log.error({ err }, 'could not send chat history');
       socket.close(CLOSE_CODES.tryAgainLater, 'Try again later');
@@ -235,9 +250,10 @@ export default async function chatRoutes(
   app.get('/ws/chat/', { websocket: true }, connect('chat'));
   app.get('/ws/onboarding/', { websocket: true }, connect('onboarding'));
 
-  app.get('/api/chat/messages/', async (request) => {
+  app.get('/api/chat/messages/', async (request, reply) => {
     const user = requireUser(request);
     const query = ZChatHistoryQuery.parse(request.query);
-    return chat.history(user.id, query.channel, query.limit, query.before);
+    const body = await chat.historyJson(user.id, query.channel, query.limit, query.before);
+    return reply.type('application/json; charset=utf-8').send(body);
   });
 }

@@ -12,7 +12,7 @@ import {
   type TCalendarDay,
   type TChatMessage,
   type TServerEvent,
-  ZClientMessage,
+  ZClientEvent,
   ZLocalDate,
 } from '@daybook/contracts';
 import type { FastifyBaseLogger } from 'fastify';
@@ -141,6 +141,7 @@ export function presentMessage(row: ChatMessageRow, extra: Partial<TChatMessage>
     timestamp: row.createdAt.toISOString(),
     ...(row.url ? { url: row.url } : {}),
     ...(row.replyToId ? { reply_to: row.replyToId } : {}),
+    ...(row.stopped ? { stopped: true as const } : {}),
     ...extra,
   };
 }
@@ -168,6 +169,8 @@ export function createChatService(deps: {
   onOnboarded?: (userId: number) => Promise<void>;
   /** Counts turns and their time for /metrics, when metrics are on. */
   metrics?: Pick<Metrics, 'chatTurn'>;
+  /** Drops this process's cached copies of the user's sessions (see session-cache.ts) after a change to the user. */
+  forgetCachedUser?: (userId: number) => void;
 }) {
   const { repo, hub, llm, learning, memoriesRepo, clock, log, research, calendar } = deps;
   // Turns and learning still running, so a shutdown can let them finish before the database closes.
@@ -206,6 +209,16 @@ export function createChatService(deps: {
   };
   /** Human messages this instance still has to answer; kept marked alive in the database. */
   const owed = new Set<number>();
+  /** Answers this instance is writing, per user: Stop (from any instance, through the hub) aborts them. */
+  const writing = new Map<
+    number,
+    Set<{ channel: Channel; replyTo: number; controller: AbortController; startedAt: number }>
+  >();
+  hub.onStop((userId, channel, replyTo, at) => {
+    for (const w of writing.get(userId) ?? [])
+      if (w.channel === channel && w.startedAt <= at && (replyTo === undefined || w.replyTo === replyTo))
+        w.controller.abort();
+  });
 
   // Client ids of recent messages, per user, with the stored message (null while it is being
   // stored): a message resent after a reconnect (its echo never arrived) is stored once, and the
@@ -246,6 +259,7 @@ export function createChatService(deps: {
       rawText: text,
       url: extra.url ?? null,
       replyToId: extra.reply_to ?? null,
+      stopped: extra.stopped === true,
     });
     hub.publish(userId, channel, presentMessage(row, extra));
     return row;
@@ -254,6 +268,8 @@ export function createChatService(deps: {
   /** Ends the interview; once the last answer has been learned from, the chat gets its welcome. */
   async function finishOnboarding(userId: number, learning: Promise<unknown>) {
     await repo.markOnboarded(userId, clock.now());
+    // Before the redirect below: the tab's next read must see the user onboarded.
+    deps.forgetCachedUser?.(userId);
     hub.updateUser(userId, { onboarded: true });
     hub.publish(userId, 'onboarding', {
       author_type: 'system',
@@ -380,6 +396,7 @@ export function createChatService(deps: {
       await say(user.id, channel, 'system', 'system_message', NOT_CONFIGURED, { reply_to: replyTo });
       return { onboardingDone: false };
     }
+    const model = llm;
     const { core, relevant, recent } = context.selection;
     const known = [...core, ...relevant, ...recent];
     const memories = [...new Map(known.map((m) => [m.id, m])).values()];
@@ -396,97 +413,126 @@ export function createChatService(deps: {
       now: clock.now(),
       timeZone: zone,
       memories,
-      conversation: context.conversation,
+      // An answer stopped before its first word said nothing.
+      conversation: context.conversation.filter((m) => m.rawText || m.authorType === 'human'),
       research: Boolean(canResearch),
       calendar: channel === 'chat' && Boolean(calendar),
       dailyMessage: channel === 'chat' ? user.dailyMessage : null,
     });
 
     const streamId = randomUUID();
-    let answer = '';
-    // Pieces that arrive together (a fast model, or one network read) go out as one frame.
-    let scheduled = false;
-    let shown = 0;
-    let failed = false;
-    const flush = () => {
-      scheduled = false;
-      if (failed) return;
-      // The end marker never reaches a client, not even its first characters.
-      const visible = shownSoFar(answer);
-      if (visible.length <= shown) return;
-      hub.publish(user.id, channel, {
-        message_type: 'stream',
-        author_type: 'assistant',
-        stream_id: streamId,
-        raw_text: visible.slice(shown),
-        reply_to: replyTo,
-      });
-      shown = visible.length;
-    };
-    const asked: string[] = [];
-    let reads: LlmToolCall[] = [];
-    const onToolCall = (call: LlmToolCall) => {
-      if (call.name === CALENDAR_EVENTS_TOOL.name) {
-        reads.push(call);
-        return;
-      }
-      if (call.name !== WEB_RESEARCH_TOOL.name) return;
-      try {
-        const { query } = JSON.parse(call.arguments) as { query?: unknown };
-        if (typeof query === 'string' && query.trim()) asked.push(withoutNul(query));
-      } catch {
-        // Arguments that are not JSON: the model's text answers alone.
-      }
-    };
-    let turn: LlmTurnMessage[] = messages;
+    const stop = new AbortController();
+    const mine = { channel, replyTo, controller: stop, startedAt: Date.now() };
+    const ours = writing.get(user.id) ?? new Set();
+    writing.set(user.id, ours.add(mine));
     try {
-      for (let round = 0; ; round++) {
-        const before = answer;
-        reads = [];
-        // The last round offers no tools, so the model has to answer.
-        const offered = round < MAX_TOOL_ROUNDS - 1 ? tools : [];
-        for await (const delta of llm.stream(turn, undefined, { tools: offered, onToolCall })) {
-          // The model's text is stored as the user's is: PostgreSQL text cannot hold NUL.
-          answer += withoutNul(delta);
-          if (!scheduled) {
-            scheduled = true;
-            setImmediate(flush);
-          }
+      return await write();
+    } finally {
+      ours.delete(mine);
+      if (!ours.size && writing.get(user.id) === ours) writing.delete(user.id);
+    }
+
+    async function write(): Promise<ReplyOutcome> {
+      let answer = '';
+      // Pieces that arrive together (a fast model, or one network read) go out as one frame.
+      let scheduled = false;
+      let shown = 0;
+      let failed = false;
+      const flush = () => {
+        scheduled = false;
+        if (failed) return;
+        // The end marker never reaches a client, not even its first characters.
+        const visible = shownSoFar(answer);
+        if (visible.length <= shown) return;
+        hub.publish(user.id, channel, {
+          message_type: 'stream',
+          author_type: 'assistant',
+          stream_id: streamId,
+          raw_text: visible.slice(shown),
+          reply_to: replyTo,
+        });
+        shown = visible.length;
+      };
+      const asked: string[] = [];
+      let reads: LlmToolCall[] = [];
+      const onToolCall = (call: LlmToolCall) => {
+        if (call.name === CALENDAR_EVENTS_TOOL.name) {
+          reads.push(call);
+          return;
         }
-        if (!reads.length || !calendar) break;
-        const results = await Promise.all(reads.map((call) => readCalendar(user.id, call, zone)));
-        turn = [
-          ...turn,
-          { role: 'assistant', content: answer.slice(before.length) || null, tool_calls: reads },
-          ...reads.map((call, i) => ({ role: 'tool' as const, tool_call_id: call.id, content: results[i] ?? '' })),
-        ];
-        // What the model says next continues the same answer.
-        if (answer && !/\s$/.test(answer)) answer += '\n\n';
+        if (call.name !== WEB_RESEARCH_TOOL.name) return;
+        try {
+          const { query } = JSON.parse(call.arguments) as { query?: unknown };
+          if (typeof query === 'string' && query.trim()) asked.push(withoutNul(query));
+        } catch {
+          // Arguments that are not JSON: the model's text answers alone.
+        }
+      };
+      let turn: LlmTurnMessage[] = messages;
+      try {
+        for (let round = 0; ; round++) {
+          const before = answer;
+          reads = [];
+          // The last round offers no tools, so the model has to answer.
+          const offered = round < MAX_TOOL_ROUNDS - 1 ? tools : [];
+          if (stop.signal.aborted) break;
+          for await (const delta of model.stream(turn, stop.signal, { tools: offered, onToolCall })) {
+            // The model's text is stored as the user's is: PostgreSQL text cannot hold NUL.
+            answer += withoutNul(delta);
+            if (!scheduled) {
+              scheduled = true;
+              setImmediate(flush);
+            }
+          }
+          if (!reads.length || !calendar) break;
+          const results = await Promise.all(reads.map((call) => readCalendar(user.id, call, zone)));
+          turn = [
+            ...turn,
+            { role: 'assistant', content: answer.slice(before.length) || null, tool_calls: reads },
+            ...reads.map((call, i) => ({ role: 'tool' as const, tool_call_id: call.id, content: results[i] ?? '' })),
+          ];
+          // What the model says next continues the same answer.
+          if (answer && !/\s$/.test(answer)) answer += '\n\n';
+        }
+      } catch (err) {
+        if (stop.signal.aborted) return stopped();
+        failed = true;
+        log.warn({ ...modelFailure(err), userId: user.id }, 'model request failed');
+        log.debug({ err }, 'model request failed (details)');
+        // Carrying the stream's id, the notice takes the place of a half-streamed answer in open tabs.
+        await say(user.id, channel, 'system', 'system_message', UNAVAILABLE, {
+          reply_to: replyTo,
+          ...(shown ? { stream_id: streamId } : {}),
+        });
+        return { memories, onboardingDone: false, failed: true };
       }
-    } catch (err) {
-      failed = true;
-      log.warn({ ...modelFailure(err), userId: user.id }, 'model request failed');
-      log.debug({ err }, 'model request failed (details)');
-      // Carrying the stream's id, the notice takes the place of a half-streamed answer in open tabs.
-      await say(user.id, channel, 'system', 'system_message', UNAVAILABLE, {
-        reply_to: replyTo,
-        ...(shown ? { stream_id: streamId } : {}),
-      });
-      return { memories, onboardingDone: false, failed: true };
+      if (stop.signal.aborted) return stopped();
+      flush();
+      const done = channel === 'onboarding' && answer.includes(ONBOARDING_DONE);
+      let final = answer.replaceAll(ONBOARDING_DONE, '').trim();
+      // One research per answer: a model that calls the tool twice asked for one thing twice.
+      const topic = asked[0];
+      if (topic && research) {
+        const started = await research.request(user.id, topic, { requestMessageId: replyTo });
+        const note = 'refused' in started ? started.refused : researchStarted(started.research.query, started.ahead);
+        final = [final, note].filter(Boolean).join('\n\n');
+      }
+      final ||= '…';
+      await say(user.id, channel, 'assistant', 'markdown', final, { stream_id: streamId, reply_to: replyTo });
+      return { memories, onboardingDone: done };
+
+      /** Stopped by the user: what was written so far is the answer, marked stopped (nothing more is done). */
+      async function stopped(): Promise<ReplyOutcome> {
+        failed = true;
+        const text = shownSoFar(answer).replaceAll(ONBOARDING_DONE, '').trim();
+        await say(user.id, channel, 'assistant', 'markdown', text, {
+          stream_id: streamId,
+          reply_to: replyTo,
+          stopped: true,
+        });
+        return { memories, onboardingDone: false };
+      }
     }
-    flush();
-    const done = channel === 'onboarding' && answer.includes(ONBOARDING_DONE);
-    let final = answer.replaceAll(ONBOARDING_DONE, '').trim();
-    // One research per answer: a model that calls the tool twice asked for one thing twice.
-    const topic = asked[0];
-    if (topic && research) {
-      const started = await research.request(user.id, topic, { requestMessageId: replyTo });
-      const note = 'refused' in started ? started.refused : researchStarted(started.research.query, started.ahead);
-      final = [final, note].filter(Boolean).join('\n\n');
-    }
-    final ||= '…';
-    await say(user.id, channel, 'assistant', 'markdown', final, { stream_id: streamId, reply_to: replyTo });
-    return { memories, onboardingDone: done };
   }
 
   /** The calendar_events tool's result, as JSON text for the model; never throws. */
@@ -619,10 +665,86 @@ export function createChatService(deps: {
     }
   }
 
+  /** Answers the user's human message `id` again, in its turn (Regenerate, Retry); the earlier answers stay. */
+  async function answerAgain(user: ChatUser, channel: Channel, id: number): Promise<TServerEvent | null> {
+    if (channel === 'onboarding' && user.onboarded) return refuse('onboarding_finished', ONBOARDING_FINISHED);
+    const lane = laneOf(user.id);
+    if (lane.waiting >= MAX_WAITING) {
+      release(user.id, lane);
+      return refuse('rate_limited', TOO_MANY_WAITING);
+    }
+    const ahead = lane.waiting;
+    lane.waiting++;
+    // No echo says so: a tab that connects before the answer's first piece shows Daybook replying.
+    hub.awaitAnswer(user.id, channel, id);
+    try {
+      const turn = lane.turns.then(async (): Promise<TServerEvent | null> => {
+        const found = await repo.answerAgain({ userId: user.id, channel, id }, CONVERSATION_WINDOW - 1);
+        if (!found) {
+          hub.answerNotComing(user.id, channel, id);
+          return refuse('invalid_message', 'That message could not be found to answer it again.');
+        }
+        // An answer written meanwhile (to this same message, perhaps) ended its waiting: it waits again.
+        if (ahead) hub.awaitAnswer(user.id, channel, id);
+        owed.add(found.human.id);
+        try {
+          const context = await contextAgain(user, found);
+          const turnEnded = deps.metrics?.chatTurn();
+          let outcome: ReplyOutcome | undefined;
+          try {
+            outcome = await reply(user, channel, found.human, context);
+          } finally {
+            turnEnded?.(!outcome ? 'error' : outcome.failed ? 'model_error' : llm ? 'answered' : 'not_configured');
+          }
+          if (outcome.onboardingDone) await finishOnboarding(user.id, Promise.resolve());
+        } finally {
+          owed.delete(found.human.id);
+        }
+        return null;
+      });
+      // Failed (the reason is logged by the caller): no answer is on its way.
+      lane.turns = turn.catch(() => hub.answerNotComing(user.id, channel, id));
+      if (ahead) {
+        hub.publish(user.id, channel, {
+          message_type: 'queued',
+          author_type: 'system',
+          message_id: id,
+          ahead,
+          raw_text: QUEUED,
+        });
+      }
+      return await track(turn);
+    } finally {
+      lane.waiting--;
+      release(user.id, lane);
+    }
+  }
+
+  /** What answering a message again needs: the conversation before it, and the memories its text brings up. */
+  async function contextAgain(
+    user: ChatUser,
+    { human, before }: { human: ChatMessageRow; before: ChatMessageRow[] },
+  ): Promise<TurnContext> {
+    if (!llm) return { conversation: [human], selection: emptySelection() };
+    const selection = await memoriesRepo.select(user.id, human.rawText, MEMORY_SELECTION);
+    return { conversation: [...before, human], selection };
+  }
+
   return {
+    /** "Skip for now": ends the onboarding as a stop word does. False when it had ended already (nothing happens). */
+    async skipOnboarding(userId: number) {
+      const { count } = await repo.markOnboarded(userId, clock.now());
+      if (count) await finishOnboarding(userId, Promise.resolve());
+      return count > 0;
+    },
     async history(userId: number, channel: Channel, limit: number, before?: number) {
       const { rows, hasMore } = await repo.page(userId, channel, limit, before);
       return { results: rows.map((r) => presentMessage(r)), has_more: hasMore };
+    },
+    /** The history endpoint's page, as JSON text (see ChatRepo.pageJson). */
+    async historyJson(userId: number, channel: Channel, limit: number, before?: number) {
+      const { results, hasMore } = await repo.pageJson(userId, channel, limit, before);
+      return `{"results":${results},"has_more":${hasMore}}`;
     },
 
     /**
@@ -636,8 +758,13 @@ export function createChatService(deps: {
       } catch {
         return refuse('invalid_json', 'That message could not be read (it is not JSON).');
       }
-      const parsed = ZClientMessage.safeParse(body);
+      const parsed = ZClientEvent.safeParse(body);
       if (!parsed.success) return refuse('invalid_message', 'That message could not be read (unknown message type).');
+      if (parsed.data.message_type === 'stop') {
+        hub.stop(user.id, channel, parsed.data.reply_to);
+        return null;
+      }
+      if (parsed.data.message_type === 'regenerate') return answerAgain(user, channel, parsed.data.reply_to);
       // PostgreSQL text cannot hold NUL characters (see plugins/input.ts).
       const text = withoutNul(parsed.data.raw_text).trim();
       if (!text) return refuse('empty_message', 'Type a message before sending.');

@@ -121,6 +121,18 @@ describe('renderDailyEmail: markdown', () => {
     expect(message).toMatch(/<hr style="[^"]*">/);
   });
 
+  it('breaks lines where the message does, as the app shows it (a single newline is a <br>, not a space)', async () => {
+    const { html, text } = await render(
+      'Weather in Lisbon\nLight rain, 14 °C\n**Take** an umbrella\n\nSecond paragraph\n```\nkept\nas is\n```',
+    );
+    const message = messagePart(html);
+    expect(message).toMatch(/Weather in Lisbon<br>\s*Light rain, 14 °C<br>\s*<strong[^>]*>Take<\/strong> an umbrella/);
+    expect(message).not.toContain('Weather in Lisbon\nLight rain');
+    // Code keeps its own newlines, without breaks.
+    expect(message).toMatch(/kept\nas is/);
+    expect(text).toContain('Weather in Lisbon\nLight rain, 14 °C\nTake an umbrella');
+  });
+
   it('makes relative links absolute on publicUrl, keeping its path, and marks only outside links', async () => {
     const markdown =
       'See [your message](/resources/daily-message/5), [chat about it](/chat?dmid=5), [memories][m] and [a source](https://news.example/story).\n\n[m]: /memories';

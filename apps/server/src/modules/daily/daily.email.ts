@@ -2,7 +2,13 @@
 // (GFM, raw HTML off), one inline-styled template, a plain-text part, and one-click pause headers.
 // The message quotes text from the web, so every byte of it passes the sanitiser or is escaped.
 import type { Element, ElementContent, Root as HastRoot, RootContent as HastRootContent, Properties } from 'hast';
-import type { Node as MdastNode, Nodes as MdastNodes, Root as MdastRoot, PhrasingContent } from 'mdast';
+import type {
+  Node as MdastNode,
+  Nodes as MdastNodes,
+  Parents as MdastParents,
+  Root as MdastRoot,
+  PhrasingContent,
+} from 'mdast';
 import rehypeSanitize, { defaultSchema, type Options as SanitizeSchema } from 'rehype-sanitize';
 import rehypeStringify from 'rehype-stringify';
 import remarkGfm from 'remark-gfm';
@@ -338,6 +344,31 @@ const footerLink = (label: string, url: string) =>
 
 const FOOTER_NOTE = 'You get this because daily emails are on in your Daybook settings.';
 
+/**
+ * A line ending inside a paragraph is a line break, as the app shows the same message (its
+ * Markdown component turns each one into a <br>); plain markdown would join the lines with a space.
+ */
+export function remarkLineBreaks() {
+  return (tree: MdastRoot) => {
+    const walk = (parent: MdastParents) => {
+      const children: MdastNodes[] = [];
+      for (const child of parent.children as MdastNodes[]) {
+        if (child.type === 'text' && child.value.includes('\n')) {
+          child.value.split(/\r?\n/).forEach((line, index) => {
+            if (index > 0) children.push({ type: 'break' });
+            if (line) children.push({ type: 'text', value: index > 0 ? line.trimStart() : line });
+          });
+          continue;
+        }
+        if ('children' in child) walk(child);
+        children.push(child);
+      }
+      parent.children = children as never;
+    };
+    walk(tree);
+  };
+}
+
 export async function renderDailyEmail(input: DailyEmailInput): Promise<DailyEmail> {
   const publicUrl = requireHttpUrl('publicUrl', input.publicUrl).replace(/\/+$/, '');
   const chatUrl = requireHttpUrl('chatUrl', input.chatUrl);
@@ -350,6 +381,7 @@ export async function renderDailyEmail(input: DailyEmailInput): Promise<DailyEma
   const processor = unified()
     .use(remarkParse)
     .use(remarkGfm)
+    .use(remarkLineBreaks)
     .use(remarkRehype, { allowDangerousHtml: false })
     .use(rehypeSanitize, schema)
     .use(rehypeEmail, { publicUrl })

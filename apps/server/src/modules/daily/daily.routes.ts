@@ -95,6 +95,8 @@ export default async function dailyRoutes(app: FastifyInstance, { daily, allowSe
         '<h1>This link is not valid</h1><p>Pause daily messages from the menu in Daybook instead.</p>',
       );
     await daily.pause(userId);
+    // No session here, so the session plugin cannot: this process forgets its copies before answering.
+    request.server.sessionOptions.sessions.forgetCached({ userId });
     return page(
       reply,
       200,

@@ -468,7 +468,10 @@ export function createDailyService(deps: DailyDeps) {
     async tick(): Promise<number> {
       const now = clock.now();
       const zones = (await repo.zones()).map((tz) => ({ ...zoneNow(knownZone(tz), now), tz }));
-      if (!zones.length) return 0;
+      if (!zones.length) {
+        log.debug('daily tick: no one can get a message');
+        return 0;
+      }
       let claimed = 0;
       for (;;) {
         const batch = await repo.claimDue(zones, now, CLAIM_BATCH);
@@ -480,6 +483,8 @@ export function createDailyService(deps: DailyDeps) {
         if (batch.length < CLAIM_BATCH) break;
       }
       if (claimed) log.info({ claimed }, 'daily messages claimed');
+      // Which zones' clocks the tick compared with (no user data): why a message is not yet due.
+      else log.debug({ zones: zones.map((z) => `${z.tz} ${z.localDate} ${z.localTime}`) }, 'daily tick: nothing due');
       return claimed;
     },
 

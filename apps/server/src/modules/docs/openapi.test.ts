@@ -162,10 +162,23 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents the chat socket, whose messages are components', () => {
-    const ws = doc['x-websocket'] as { paths: string[]; clientMessage: Json; serverEvents: Json[] };
+    const ws = doc['x-websocket'] as {
+      paths: string[];
+      clientMessage: Json;
+      clientEvents: Json[];
+      serverEvents: Json[];
+    };
     expect(ws.paths).toContain('/ws/chat/');
     expect(ws.clientMessage).toEqual({ $ref: '#/components/schemas/ClientMessage' });
     expect(ws.serverEvents.map((e) => e.$ref)).toContain('#/components/schemas/StreamEvent');
+    expect(ws.clientEvents.map((e) => e.$ref)).toEqual([
+      '#/components/schemas/ClientMessage',
+      '#/components/schemas/StopRequest',
+      '#/components/schemas/RegenerateRequest',
+    ]);
+    const schemas = (doc.components as { schemas: Record<string, Json> }).schemas;
+    expect(schemas.StopRequest).toBeDefined();
+    expect(schemas.RegenerateRequest).toBeDefined();
   });
 
   it('refuses a table entry whose schema is not a named component', () => {

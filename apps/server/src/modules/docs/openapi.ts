@@ -61,6 +61,7 @@ export const COMPONENTS = {
   AccountExport: c.ZAccountExport,
   DeleteAccountRequest: c.ZDeleteAccountRequest,
   DeleteAccountResponse: c.ZDeleteAccountResponse,
+  SkipOnboardingResponse: c.ZSkipOnboardingResponse,
   DailyTime: c.ZDailyTime,
   TemperatureUnit: c.ZTemperatureUnit,
   Invite: c.ZInvite,
@@ -90,12 +91,16 @@ export const COMPONENTS = {
   MessageType: c.ZMessageType,
   ChatMessage: c.ZChatMessage,
   ChatHistoryPage: c.ZChatHistoryPage,
+  ChatSearchPage: c.ZChatSearchPage,
+  ChatSearchResult: c.ZChatSearchResult,
   HistoryEvent: c.ZHistoryEvent,
   StreamEvent: c.ZStreamEvent,
   ErrorEvent: c.ZErrorEvent,
   QueuedEvent: c.ZQueuedEvent,
   ServerEvent: c.ZServerEvent,
   ClientMessage: c.ZClientMessage,
+  StopRequest: c.ZStopRequest,
+  RegenerateRequest: c.ZRegenerateRequest,
   ResearchReport: c.ZResearchReport,
   ResearchStatus: c.ZResearchStatus,
   ResearchSource: c.ZResearchSource,
@@ -155,6 +160,11 @@ export const FIELD_NOTES: Record<string, Record<string, string>> = {
     url: 'Where a redirect message sends the client.',
     stream_id: 'On the final markdown message of a streamed reply: the stream it completes.',
     reply_to: 'On an answer, or a note in its place: the id of the human message it answers.',
+  },
+  ChatSearchResult: {
+    snippet:
+      'Plain text around the first match (markdown marks removed, white space collapsed), … where cut; for a research report, of the part that matched.',
+    highlights: "Each match in the snippet: [start, end) in UTF-16 code units (JavaScript's string indices).",
   },
   ClientMessage: {
     client_id: "The client's own id for the message; resending it after a reconnect stores it only once.",
@@ -259,6 +269,16 @@ export const OPERATIONS: ApiOperation[] = [
     body: { schema: c.ZUpdateUserMeRequest, required: true },
     responses: { 200: { description: 'The user with the new settings.', schema: c.ZUserMe } },
     errors: { 429: 'Too many place look-ups.', 503: 'No weather provider, or it cannot be reached.' },
+  },
+  {
+    method: 'post',
+    path: '/api/onboarding/skip/',
+    tag: 'Accounts',
+    summary: 'Skip the onboarding',
+    description:
+      'The onboarding screen\'s "Skip for now": ends the interview as a stop word does. Open onboarding tabs get a `redirect` to the chat over their socket, and the chat gets its welcome message. Calling it again changes nothing.',
+    auth: 'user',
+    responses: { 200: { description: 'The onboarding has ended.', schema: c.ZSkipOnboardingResponse } },
   },
   {
     method: 'get',
@@ -476,6 +496,22 @@ export const OPERATIONS: ApiOperation[] = [
     queryNotes: { before: 'Messages older than this message_id.' },
     responses: { 200: { description: 'Oldest first.', schema: c.ZChatHistoryPage } },
   },
+  {
+    method: 'get',
+    path: '/api/chat/search/',
+    tag: 'Chat',
+    summary: 'Search the chat',
+    description:
+      "The user's and the assistant's chat messages (daily messages included; research reports by their readable text, never their JSON; not system notes or onboarding) containing `q`, case- and accent-insensitively, newest first. Open one at /chat?message=<message_id>.",
+    auth: 'user',
+    query: c.ZChatSearchQuery,
+    queryNotes: {
+      q: 'Taken literally (% and _ are not wildcards); trimmed, 1 to 200 characters.',
+      limit: 'From 1 to 50.',
+      before: "The next page: results older than this message_id (the last result's).",
+    },
+    responses: { 200: { description: 'Newest first.', schema: c.ZChatSearchPage } },
+  },
   // ---- History -----------------------------------------------------------------------------------
   {
     method: 'get',
@@ -606,8 +642,9 @@ export const WEBSOCKET = {
   paths: ['/ws/chat/', '/ws/onboarding/'],
   description:
     'JSON text frames over a WebSocket on the same origin; the session cookie authenticates the upgrade and the Origin must be this site. ' +
-    'Right after connecting the server sends a `history` event with the latest 50 messages. Each message the client sends is echoed as a stored chat message, then answered: ' +
+    'Right after connecting the server sends a `history` event with the latest 50 messages (and the text so far of answers being written, in `streams`). Each message the client sends is echoed as a stored chat message, then answered: ' +
     '`stream` events carry the answer as it is written, and a final `markdown` message with the same `stream_id` completes it. ' +
+    'A client may also send `stop` (the answer being written ends, kept and marked `stopped`) and `regenerate` (a question answered again). ' +
     '`/ws/chat/?dmid=<id>` opens the chat on a daily message, which the answers then have in context.',
   closeCodes: [
     { code: c.CLOSE_CODES.normal, meaning: 'Closed normally.' },
@@ -621,6 +658,8 @@ export const WEBSOCKET = {
     },
   ],
   clientMessage: 'ClientMessage',
+  /** Everything a client may send: a message, Stop, Regenerate (the `message_type` tells them apart). */
+  clientEvents: ['ClientMessage', 'StopRequest', 'RegenerateRequest'],
   serverEvents: ['ChatMessage', 'HistoryEvent', 'StreamEvent', 'QueuedEvent', 'ErrorEvent'],
 } as const;
 
@@ -833,7 +872,7 @@ export function buildOpenApiDocument(operations: ApiOperation[] = OPERATIONS): J
     for (const response of Object.values(op.responses))
       if (response.schema) roots[response.io ?? 'output'].add(componentName(response.schema, where));
   }
-  roots.input.add(WEBSOCKET.clientMessage);
+  for (const event of WEBSOCKET.clientEvents) roots.input.add(event);
   for (const event of WEBSOCKET.serverEvents) roots.output.add(event);
   roots.output.add('ServerEvent');
 
@@ -907,6 +946,7 @@ export function buildOpenApiDocument(operations: ApiOperation[] = OPERATIONS): J
       description: WEBSOCKET.description,
       closeCodes: WEBSOCKET.closeCodes,
       clientMessage: ref(inputName(WEBSOCKET.clientMessage)),
+      clientEvents: WEBSOCKET.clientEvents.map((n) => ref(inputName(n))),
       serverEvents: WEBSOCKET.serverEvents.map(ref),
     },
     'x-error-codes': Object.entries(ERROR_STATUS).map(([code, status]) => ({ code, status })),

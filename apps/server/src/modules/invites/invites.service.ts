@@ -5,7 +5,7 @@ import type { TInvite } from '@daybook/contracts';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { Tx } from '../accounts/accounts.repo.ts';
-import type { InvitesRepo, InviteWithUses } from './invites.repo.ts';
+import type { InviteListRow, InvitesRepo, InviteWithUses } from './invites.repo.ts';
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -45,14 +45,16 @@ export function createInvitesService({
   /** The signup page invite links open (FRONTEND_URL_SIGNUP; by default this app's /auth/signup). */
   signupPage: string;
 }) {
-  const statusOf = (invite: InviteWithUses, now: Date): TInvite['status'] => {
+  type InviteFields = Omit<InviteListRow, 'usedBy'>;
+
+  const statusOf = (invite: InviteFields, now: Date): TInvite['status'] => {
     if (invite.revokedAt) return 'revoked';
     if (invite.expiresAt && invite.expiresAt <= now) return 'expired';
     if (invite.maxUses !== null && invite.uses >= invite.maxUses) return 'exhausted';
     return 'active';
   };
 
-  const present = (invite: InviteWithUses): TInvite => ({
+  const presentWith = (invite: InviteFields, usedBy: TInvite['used_by'], now: Date): TInvite => ({
     id: invite.id,
     email: invite.email,
     max_uses: invite.maxUses,
@@ -60,9 +62,16 @@ export function createInvitesService({
     expires_at: invite.expiresAt?.toISOString() ?? null,
     revoked_at: invite.revokedAt?.toISOString() ?? null,
     created_at: invite.createdAt.toISOString(),
-    status: statusOf(invite, clock.now()),
-    used_by: invite.usedBy.map((u) => ({ email: u.user.email, used_at: u.usedAt.toISOString() })),
+    status: statusOf(invite, now),
+    used_by: usedBy,
   });
+
+  const present = (invite: InviteWithUses): TInvite =>
+    presentWith(
+      invite,
+      invite.usedBy.map((u) => ({ email: u.user.email, used_at: u.usedAt.toISOString() })),
+      clock.now(),
+    );
 
   const signupUrl = (token: string) => {
     const url = new URL(signupPage);
@@ -89,7 +98,8 @@ export function createInvitesService({
     },
 
     async list() {
-      return (await repo.list()).map(present);
+      const now = clock.now();
+      return (await repo.list()).map((row) => presentWith(row, row.usedBy, now));
     },
 
     async revoke(id: number) {

@@ -1,3 +1,4 @@
+import { MEMORY_TYPES } from '@daybook/contracts';
 import { parseUtcTimestamp, type Query } from '../../db/database.ts';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
 import type { Tx } from '../accounts/accounts.repo.ts';
@@ -14,13 +15,6 @@ export interface MemoryFields {
   url: string | null;
   frequencyDescription: string | null;
 }
-
-/** A memory as the Memories page lists it: its times come as ISO 8601 text (see `list`). */
-export type MemoryListRow = Omit<MemoryRow, 'createdAt' | 'updatedAt' | 'deletedAt'> & {
-  createdAt: string;
-  updatedAt: string;
-  deletedAt: string | null;
-};
 
 export interface ListOptions {
   deleted: boolean;
@@ -108,13 +102,31 @@ export const isDuplicateKey = (err: unknown) => (err as { code?: string }).code 
 // faster than JavaScript parses them into Dates and formats those again (half the server's time
 // for a page of 30 went there).
 const iso = (column: string) => `to_char(${column}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const LIST_COLUMNS = `id, user_id AS "userId", key, data, memory_type AS "memoryType", url,
-  frequency_description AS "frequencyDescription", source, source_message_id AS "sourceMessageId",
-  ${iso('created_at')} AS "createdAt", ${iso('updated_at')} AS "updatedAt", ${iso('deleted_at')} AS "deletedAt",
-  deleted_reason AS "deletedReason"`;
+
+/** The user's memory version (memory_counts, kept by triggers), as text: no row reads as 0. */
+const VERSION = `coalesce((SELECT version FROM memory_counts WHERE user_id = $1), 0)::text`;
 
 /** `text` as an ILIKE pattern matching it anywhere, its wildcards taken literally. */
 const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+const sqlText = (text: string) => `'${text.replaceAll("'", "''")}'`;
+/** presentMemory (memories.service.ts) in SQL: an unknown type reads as text, with its label. */
+const API_TYPE = `CASE WHEN memory_type IN (${MEMORY_TYPES.map((t) => sqlText(t.value)).join(', ')}) THEN memory_type ELSE 'text' END`;
+const API_TYPE_LABEL = `CASE memory_type ${MEMORY_TYPES.map((t) => `WHEN ${sqlText(t.value)} THEN ${sqlText(t.label)}`).join(' ')} ELSE ${sqlText(MEMORY_TYPES.find((t) => t.value === 'text')?.label ?? 'Fact')} END`;
+/** Columns a page's JSON is built from (not search_vector). */
+const PAGE_COLUMNS = `id, key, data, memory_type, url, frequency_description, source, source_message_id,
+  created_at, updated_at, deleted_at, deleted_reason`;
+/**
+ * The page's rows as the API's JSON array (TMemory objects, newest first), written by PostgreSQL:
+ * the server then neither parses 30 rows into objects nor serialises them again, which was most
+ * of its time for a page (issue 15).
+ */
+const pageJson = (at: string) => `coalesce(json_agg(json_build_object(
+    'id', id, 'key', key, 'data', data, 'memory_type', ${API_TYPE}, 'memory_type_display', ${API_TYPE_LABEL},
+    'url', url, 'frequency_description', frequency_description, 'source', source,
+    'source_message_id', source_message_id, 'created_at', ${iso('created_at')}, 'updated_at', ${iso('updated_at')},
+    'deleted_at', ${iso('deleted_at')}, 'deleted_reason', deleted_reason
+  ) ORDER BY ${at} DESC, id DESC), '[]')::text`;
 
 export function createMemoriesRepo(prisma: PrismaClient, query: Query) {
   return {
@@ -125,42 +137,69 @@ export function createMemoriesRepo(prisma: PrismaClient, query: Query) {
     /**
      * A page and the count in one statement, straight to the driver: the page from the
      * memories_user_created or memories_user_deleted index, the count from memory_counts (kept by
-     * triggers) or, for a search, from the matches.
+     * triggers). Searches go to `search`.
      */
-    async list(userId: number, { deleted, search, limit, offset }: ListOptions) {
+    async list(userId: number, { deleted, limit, offset }: Omit<ListOptions, 'search'>) {
       const state = deleted ? 'deleted_at IS NOT NULL' : 'deleted_at IS NULL';
-      // Newest first; the id breaks ties so pages never overlap or skip.
+      // Newest first; the id breaks ties so pages never overlap or skip. LIMIT and OFFSET as
+      // sub-selects: as plain parameters PostgreSQL re-planned the prepared statement on every run
+      // (planning cost more than running it); so it keeps one plan, by the index.
       const at = deleted ? 'deleted_at' : 'created_at';
-      let found: Array<MemoryListRow & { total: number }>;
-      if (search) {
-        // Not a prepared statement: the plan depends on the pattern (the trigram index or the user's rows).
-        found = await query(
-          `WITH found AS MATERIALIZED (
-             SELECT id, ${at} AS at FROM memories WHERE user_id = $1 AND ${state} AND (key ILIKE $4 OR data ILIKE $4)
-           )
-           SELECT c.total, page.* FROM (SELECT count(*)::int AS total FROM found) c
-           LEFT JOIN LATERAL (
-             SELECT ${LIST_COLUMNS} FROM memories
-             WHERE id IN (SELECT id FROM found ORDER BY at DESC, id DESC LIMIT $2 OFFSET $3)
-             ORDER BY ${at} DESC, id DESC
-           ) page ON true`,
-          [userId, limit, offset, containsPattern(search)],
-        );
-      } else {
-        found = await query(
-          `SELECT c.total, page.* FROM
-             (SELECT coalesce((SELECT ${deleted ? 'deleted' : 'active'} FROM memory_counts WHERE user_id = $1), 0) AS total) c
-           LEFT JOIN LATERAL (
-             SELECT ${LIST_COLUMNS} FROM memories WHERE user_id = $1 AND ${state} ORDER BY ${at} DESC, id DESC LIMIT $2 OFFSET $3
-           ) page ON true`,
-          [userId, limit, offset],
-          deleted ? 'daybook_memories_deleted_page' : 'daybook_memories_page',
-        );
-      }
-      // Past the last page the one row carries the count alone.
-      const count = found[0]?.total ?? 0;
-      const rows: MemoryListRow[] = found[0]?.id == null ? [] : found.map(({ total: _, ...row }) => row);
-      return { rows, count };
+      const [found] = await query<{ version: string; total: number; results: string }>(
+        `SELECT ${VERSION} AS version,
+           coalesce((SELECT ${deleted ? 'deleted' : 'active'} FROM memory_counts WHERE user_id = $1), 0) AS total,
+           (SELECT ${pageJson(at)} FROM (
+              SELECT ${PAGE_COLUMNS} FROM memories WHERE user_id = $1 AND ${state}
+              ORDER BY ${at} DESC, id DESC LIMIT (SELECT $2::int) OFFSET (SELECT $3::int)
+           ) page) AS results`,
+        [userId, limit, offset],
+        deleted ? 'daybook_memories_deleted_page' : 'daybook_memories_page',
+      );
+      return { version: found?.version ?? '0', results: found?.results ?? '[]', count: found?.total ?? 0 };
+    },
+    /** The user's memory version: what a kept page or search was read at must equal it to be used. */
+    version: async (userId: number) =>
+      (await query<{ version: string }>(`SELECT ${VERSION} AS version`, [userId], 'daybook_memory_version'))[0]
+        ?.version ?? '0',
+    /**
+     * A search: every matching id in page order (for the caller to keep), the page's rows, and the
+     * user's memory version they were read at, in one statement (one snapshot). Not a prepared
+     * statement: the plan depends on the pattern (the trigram index or the user's rows).
+     */
+    async search(userId: number, { deleted, search, limit, offset }: ListOptions & { search: string }) {
+      const state = deleted ? 'deleted_at IS NOT NULL' : 'deleted_at IS NULL';
+      const at = deleted ? 'deleted_at' : 'created_at';
+      const [found] = await query<{ version: string; ids: number[]; results: string }>(
+        `WITH found AS MATERIALIZED (
+           SELECT id, ${at} AS at FROM memories WHERE user_id = $1 AND ${state} AND (key ILIKE $4 OR data ILIKE $4)
+         ), ordered AS (
+           SELECT coalesce(array_agg(id ORDER BY at DESC, id DESC), '{}') AS ids FROM found
+         )
+         SELECT ${VERSION} AS version, o.ids,
+           (SELECT ${pageJson(at)} FROM (
+              SELECT ${PAGE_COLUMNS} FROM memories WHERE id = ANY (o.ids[$3 + 1 : $3 + $2])
+           ) page) AS results
+         FROM ordered o`,
+        [userId, limit, offset, containsPattern(search)],
+      );
+      const ids = found?.ids ?? [];
+      return { version: found?.version ?? '0', ids, results: found?.results ?? '[]', count: ids.length };
+    },
+    /**
+     * The rows of `ids` (a page of a search made before), in that order, with the user's memory
+     * version read in the same snapshot: the caller uses them only if the version has not changed.
+     */
+    async pageByIds(userId: number, ids: number[], deleted: boolean) {
+      const at = deleted ? 'deleted_at' : 'created_at';
+      const [found] = await query<{ version: string; results: string }>(
+        `SELECT ${VERSION} AS version,
+           (SELECT ${pageJson(at)} FROM (
+              SELECT ${PAGE_COLUMNS} FROM memories WHERE user_id = $1 AND id = ANY ($2::int[])
+           ) page) AS results`,
+        [userId, ids],
+        deleted ? 'daybook_memories_deleted_by_ids' : 'daybook_memories_by_ids',
+      );
+      return { version: found?.version ?? '0', results: found?.results ?? '[]' };
     },
     /**
      * Holds back the user's other counted writes until `tx` ends, on every server instance, so two
@@ -174,6 +213,15 @@ export function createMemoriesRepo(prisma: PrismaClient, query: Query) {
       (await tx.memoryCount.findUnique({ where: { userId }, select: { active: true } }))?.active ?? 0,
     /** The memory if it belongs to `userId`; null otherwise, so other users' ids look unknown. */
     find: (userId: number, id: number, tx: Tx = prisma) => tx.memory.findFirst({ where: { id, userId } }),
+    /** `find` outside a transaction, straight to the driver (a memory's own page reads it). */
+    findOne: async (userId: number, id: number): Promise<MemoryRow | null> =>
+      (
+        await query<MemoryRow>(
+          `SELECT ${COLUMNS} FROM memories WHERE id = $1 AND user_id = $2`,
+          [id, userId],
+          'daybook_memory_by_id',
+        )
+      )[0] ?? null,
     findActiveByKey: (userId: number, key: string, tx: Tx = prisma) =>
       tx.memory.findFirst({ where: { userId, key, deletedAt: null } }),
     findActiveByKeys: (userId: number, keys: string[], tx: Tx = prisma) =>

@@ -218,6 +218,83 @@ describe('listing', () => {
     expect((await browser.get(`${M}?search=100%25`)).json().count).toBe(0);
   });
 
+  it("lists every memory exactly as its own endpoint presents it, whatever its text (the page's JSON is PostgreSQL's)", async () => {
+    const { browser, userId } = await signedInUser(t);
+    const texts = [
+      'plain',
+      'quotes " and \\ backslashes',
+      'line\nbreak\ttab \u0001 control',
+      'emoji 🎾 and ünïcödé, 漢字',
+      '</script><b>html</b>',
+    ];
+    for (const [i, data] of texts.entries())
+      await browser.post(M, {
+        key: `k${i} ${data}`.slice(0, 100),
+        data,
+        memory_type: i % 2 ? 'interest' : 'text',
+        ...(i === 1 ? { url: 'https://example.org/a?b=c&d="e"', frequency_description: 'weekly' } : {}),
+      });
+    // A type this version does not know (written by a newer one, or by hand) reads as text.
+    await t.database.db.query(
+      `INSERT INTO memories (user_id, key, data, memory_type, updated_at) VALUES ($1, 'odd', 'x', 'unknown', now())`,
+      [userId],
+    );
+    const deletedId = (await browser.post(M, { key: 'gone', data: 'soon' })).json().id;
+    await browser.delete(`${M}${deletedId}/`, { reason: 'outdated' });
+    for (const query of ['', 'search=k', 'show_deleted=true', 'search=gone&show_deleted=true']) {
+      const res = await browser.get(`${M}?${query}`);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      const page = ZMemoryPage.parse(res.json());
+      expect(page.results.length, query).toBeGreaterThan(0);
+      for (const memory of page.results) expect(memory, query).toEqual((await browser.get(`${M}${memory.id}/`)).json());
+    }
+    const all = ZMemoryPage.parse((await browser.get(M)).json()).results;
+    expect(all.find((m) => m.key === 'odd')).toMatchObject({ memory_type: 'text', memory_type_display: 'Fact' });
+    expect(all.map((m) => m.data)).toEqual(expect.arrayContaining(texts));
+  });
+
+  it('answers a repeated search from the ids it kept, and every change shows in the next answer', async () => {
+    const { browser, userId } = await signedInUser(t);
+    const keys = async (query: string) =>
+      ZMemoryPage.parse((await browser.get(`${M}?${query}`)).json()).results.map((m) => m.key);
+    const ids: number[] = [];
+    for (const key of ['tennis 1', 'tennis 2', 'tennis 3', 'golf'])
+      ids.push((await browser.post(M, { key, data: 'sport' })).json().id);
+    expect(await keys('search=tennis&limit=2')).toEqual(['tennis 3', 'tennis 2']);
+    // The next page and the same page again come from the kept ids.
+    expect(await keys('search=tennis&limit=2&offset=2')).toEqual(['tennis 1']);
+    expect(await keys('search=tennis&limit=2')).toEqual(['tennis 3', 'tennis 2']);
+    // An edit through the API.
+    await browser.patch(`${M}${ids[1]}/`, { key: 'squash' });
+    expect(await keys('search=tennis&limit=2')).toEqual(['tennis 3', 'tennis 1']);
+    // A deletion: gone from the search, found in the deleted view's search.
+    await browser.delete(`${M}${ids[2]}/`, {});
+    expect(await keys('search=tennis')).toEqual(['tennis 1']);
+    expect(await keys('search=tennis&show_deleted=true')).toEqual(['tennis 3']);
+    // A change written by another process (another instance, the import worker, psql).
+    await t.database.db.query(`UPDATE memories SET key = 'tennis 4' WHERE id = $1`, [ids[3]]);
+    expect(await keys('search=tennis')).toEqual(['tennis 4', 'tennis 1']);
+    await t.database.db.query(
+      `INSERT INTO memories (user_id, key, data, updated_at) VALUES ($1, 'Tennis 5', 'x', now())`,
+      [userId],
+    );
+    expect(await keys('search=tennis')).toEqual(['Tennis 5', 'tennis 4', 'tennis 1']);
+    // The plain page too: kept, then changed behind this process's back.
+    expect(await keys('limit=2')).toEqual(['Tennis 5', 'tennis 4']);
+    expect(await keys('limit=2')).toEqual(['Tennis 5', 'tennis 4']);
+    await t.database.db.query(
+      `UPDATE memories SET data = 'y', key = 'renamed' WHERE key = 'Tennis 5' AND user_id = $1`,
+      [userId],
+    );
+    expect(await keys('limit=2')).toEqual(['renamed', 'tennis 4']);
+    expect((await browser.get(`${M}?limit=2`)).json().count).toBe(4);
+    await t.database.db.query(`DELETE FROM memories WHERE key = 'renamed' AND user_id = $1`, [userId]);
+    expect((await browser.get(`${M}?limit=2`)).json()).toMatchObject({ count: 3 });
+    // Another user's same search is theirs alone.
+    const other = await signedInUser(t);
+    expect((await other.browser.get(`${M}?search=tennis`)).json()).toMatchObject({ count: 0, results: [] });
+  });
+
   it('rejects bad query parameters', async () => {
     const { browser } = await signedInUser(t);
     for (const q of [

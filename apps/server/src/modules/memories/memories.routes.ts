@@ -17,7 +17,8 @@ const ZId = z.object({ id: z.string() });
 /**
  * Searching and exporting run at most this many at a time per user; more wait their turn. One
  * user's flood of searches then competes with other users as a couple of requests, not dozens.
- * A plain page needs no turn: it reads 30 rows from an index and the count from memory_counts.
+ * A plain page needs no turn: it reads 30 rows from an index and the count from memory_counts; nor
+ * does a search answered from the ids kept from the same search (30 rows by id).
  */
 export const READS_AT_ONCE_PER_USER = 2;
 
@@ -35,7 +36,7 @@ export default async function memoriesRoutes(
 ) {
   const reads = perKeyGate(READS_AT_ONCE_PER_USER);
 
-  app.get('/api/memories/', async (request) => {
+  app.get('/api/memories/', async (request, reply) => {
     const user = requireUser(request);
     const query = ZMemoryListQuery.parse(request.query);
     const options = {
@@ -44,21 +45,21 @@ export default async function memoriesRoutes(
       limit: query.limit,
       offset: query.offset,
     };
-    const { results, count } = await (options.search
-      ? reads(user.id, () => memories.list(user.id, options))
-      : memories.list(user.id, options));
+    const { results, count } = await memories.list(user.id, options, (work) => reads(user.id, work));
     const pageUrl = (offset: number) => {
       const params = new URLSearchParams({ limit: String(query.limit), offset: String(offset) });
       if (query.show_deleted) params.set('show_deleted', 'true');
       if (query.search) params.set('search', query.search);
       return `${publicUrl}/api/memories/?${params}`;
     };
-    return {
-      results,
-      count,
-      next: query.offset + query.limit < count ? pageUrl(query.offset + query.limit) : null,
-      previous: query.offset > 0 ? pageUrl(Math.max(0, query.offset - query.limit)) : null,
-    };
+    const next = query.offset + query.limit < count ? pageUrl(query.offset + query.limit) : null;
+    const previous = query.offset > 0 ? pageUrl(Math.max(0, query.offset - query.limit)) : null;
+    // The rows arrive as JSON text; the page around them is written here (TMemoryPage's shape).
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(
+        `{"results":${results},"count":${count},"next":${JSON.stringify(next)},"previous":${JSON.stringify(previous)}}`,
+      );
   });
 
   app.get('/api/memories/categories/', async (request) => {

@@ -19,7 +19,11 @@ import type { Channel } from '../chat/chat.repo.ts';
 export type RealtimeEvent =
   | { type: 'chat'; userId: number; channel: Channel; event: TServerEvent }
   | { type: 'sessions-ended'; ended: EndedSessions }
-  | { type: 'user-settings'; userId: number; settings: Record<string, unknown> };
+  | { type: 'user-settings'; userId: number; settings: Record<string, unknown> }
+  /** The user stopped an answer: the instance writing it ends it (see chat.hub.ts). */
+  | { type: 'chat-stop'; userId: number; channel: Channel; replyTo?: number; at?: number }
+  /** A message is to be answered again, or that answer will not come: tabs that connect show it (see chat.hub.ts). */
+  | { type: 'chat-awaiting'; userId: number; channel: Channel; messageId: number; awaiting: boolean };
 
 export interface RealtimeBus {
   readonly kind: 'memory' | 'postgres' | 'redis';

@@ -1,5 +1,6 @@
 import type { TSiteInfo } from '@daybook/contracts';
 import { Link } from 'react-router-dom';
+import { usePageTitle } from '../../lib/page-title.tsx';
 
 const TECH = [
   ['TypeScript', 'end to end, strict'],
@@ -11,6 +12,7 @@ const TECH = [
 ];
 
 export function AboutPage({ creator }: { creator: TSiteInfo['creator'] }) {
+  usePageTitle(creator.name);
   const inviteHref = creator.email
     ? `mailto:${creator.email}?subject=${encodeURIComponent('Daybook invite request')}`
     : null;
@@ -29,15 +31,17 @@ export function AboutPage({ creator }: { creator: TSiteInfo['creator'] }) {
         <section className="card" aria-labelledby="about-bio">
           <h2 id="about-bio">About</h2>
           <p className="about-bio">{creator.bio}</p>
-          <ul className="profile-links" aria-label="Profiles">
-            {creator.links.map((link) => (
-              <li key={link.url}>
-                <a className="btn btn-secondary btn-sm" href={link.url} target="_blank" rel="noopener noreferrer">
-                  {link.label}
-                </a>
-              </li>
-            ))}
-          </ul>
+          {creator.links.length > 0 && (
+            <ul className="profile-links" aria-label="Profiles">
+              {creator.links.map((link) => (
+                <li key={link.url}>
+                  <a className="btn btn-secondary btn-sm" href={link.url} target="_blank" rel="noopener noreferrer">
+                    {link.label}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          )}
         </section>
         <section className="card" aria-labelledby="about-product">
           <h2 id="about-product">The product</h2>
@@ -48,7 +52,7 @@ export function AboutPage({ creator }: { creator: TSiteInfo['creator'] }) {
           </p>
           <p className="muted">
             Access is by invitation. To get an invite, contact {creator.name}
-            {creator.email ? ' by email' : ' through one of the profiles listed here'}.
+            {creator.email ? ' by email' : creator.links.length ? ' through one of the profiles listed here' : ''}.
           </p>
           <div className="button-row">
             {inviteHref ? (

@@ -62,19 +62,19 @@ describe('Change password', () => {
   it('shows the failure, and Try Again brings the form back with the fields kept', async () => {
     const { main, fill } = open(
       allauthErrors({
-        message: 'Please type your current password.',
+        message: 'Your current password is incorrect.',
         code: 'enter_current_password',
         param: 'current_password',
       }),
     );
     await fill('wrong password', 'new password 1', 'new password 1');
     expect(await main.findByRole('heading', { name: 'Password Change Failed' })).toBeInTheDocument();
-    expect(main.getByRole('alert')).toHaveTextContent('Please type your current password.');
+    expect(main.getByRole('alert')).toHaveTextContent('Your current password is incorrect.');
 
     await userEvent.click(main.getByRole('button', { name: 'Try Again' }));
     const current = main.getByLabelText('Current Password');
     expect(current).toHaveValue('wrong password');
-    expect(current).toHaveAccessibleDescription('Please type your current password.');
+    expect(current).toHaveAccessibleDescription('Your current password is incorrect.');
     expect(current).toHaveFocus();
     expect(main.getByLabelText('New Password')).toHaveValue('new password 1');
   });

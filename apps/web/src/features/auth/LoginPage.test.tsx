@@ -48,6 +48,8 @@ describe('Sign in', () => {
     open();
     expect(await screen.findByRole('heading', { level: 1, name: 'Sign In' })).toBeInTheDocument();
     expect(screen.getByLabelText('Email')).toHaveAttribute('autocomplete', 'email');
+    // The page's one task: the cursor starts in the email field.
+    expect(screen.getByLabelText('Email')).toHaveFocus();
     expect(screen.getByLabelText('Password')).toHaveAttribute('autocomplete', 'current-password');
     expect(screen.getByRole('link', { name: 'Forgot your password?' })).toHaveAttribute(
       'href',

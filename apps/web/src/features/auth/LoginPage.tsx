@@ -107,7 +107,8 @@ export function LoginPage() {
         </div>
       )}
       <form className="auth-form" noValidate onSubmit={onSubmit}>
-        <EmailField {...form.field('email')} />
+        {/* Signing in is this page's one task: the cursor starts in the first field. */}
+        <EmailField {...form.field('email')} autoFocus />
         <Field
           {...form.field('password')}
           label="Password"

@@ -61,6 +61,8 @@ describe('Sign up', () => {
     expect(await screen.findByLabelText('Invite Token')).toHaveValue('abc');
     const main = within(screen.getByRole('main'));
     expect(main.getByRole('link', { name: 'Sign in' })).toHaveAttribute('href', '/auth/login');
+    // Someone without an invite learns where to ask for one: the about page's "Request an invite".
+    expect(main.getByRole('link', { name: 'Request an invite' })).toHaveAttribute('href', '/ana-lima');
     expect(main.getByLabelText('Password')).toHaveAttribute('autocomplete', 'new-password');
     expect(main.getByLabelText('Confirm Password')).toHaveAttribute('autocomplete', 'new-password');
   });

@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { EmailField, Field, FormError, useForm } from '../../components/form.tsx';
 import { serverFieldErrors, serverMessage } from '../../lib/api.ts';
+import { useSite } from '../../lib/site.tsx';
 import { AuthCard, CheckEmailCard } from './AuthCard.tsx';
 import { invalidateSession } from './allauth.ts';
 import { signup } from './api.ts';
@@ -15,6 +16,7 @@ export function SignupPage() {
   const [params] = useSearchParams();
   const { refresh } = useAuth();
   const navigate = useNavigate();
+  const site = useSite();
   const form = useForm(
     { inviteToken: params.get('itoken') ?? '', email: '', password1: '', password2: '' },
     validateSignup,
@@ -71,9 +73,16 @@ export function SignupPage() {
       title="Create Account"
       subtitle="Daybook is invite-only. Enter the invite token you received to get started."
       footer={
-        <p>
-          Already have an account? <Link to="/auth/login">Sign in</Link>
-        </p>
+        <>
+          {site.status === 'ready' && (
+            <p>
+              No invite yet? <Link to={`/${site.site.creator.slug}`}>Request an invite</Link>
+            </p>
+          )}
+          <p>
+            Already have an account? <Link to="/auth/login">Sign in</Link>
+          </p>
+        </>
       }
     >
       {error && <FormError>{error}</FormError>}

@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { routes } from '../../app/routes.tsx';
@@ -70,6 +70,21 @@ describe('Account menu', () => {
     await userEvent.tab();
     expect(button).toHaveAttribute('aria-expanded', 'false');
     expect(screen.queryByRole('button', { name: 'Sign Out' })).not.toBeInTheDocument();
+  });
+
+  it('closes when focus leaves it for nothing, but not on a click on its own text', async () => {
+    const { button } = await openMenu();
+    const panel = document.getElementById(button.getAttribute('aria-controls') ?? '') as HTMLElement;
+    await userEvent.click(panel);
+    expect(panel).toHaveFocus();
+    expect(button).toHaveAttribute('aria-expanded', 'true');
+
+    const memories = screen.getByRole('link', { name: 'Memories' });
+    memories.focus();
+    // Focus dropping to <body> (the focused item went away, or Tab left the page).
+    act(() => memories.blur());
+    await waitFor(() => expect(button).toHaveAttribute('aria-expanded', 'false'));
+    expect(screen.queryByRole('link', { name: 'Memories' })).not.toBeInTheDocument();
   });
 
   it('flips the pause toggle at once and saves it', async () => {

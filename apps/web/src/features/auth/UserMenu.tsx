@@ -27,10 +27,19 @@ export function UserMenu({ user }: { user: SessionUser }) {
         buttonRef.current?.focus();
       }
     };
-    // Tabbing out of the menu closes it.
+    // Focus leaving the menu closes it: tabbing out, or focus dropping to nothing (the focused item
+    // went away, or Tab left the page). The window losing focus keeps it open: the item stays focused.
+    let check: ReturnType<typeof setTimeout> | undefined;
     const onFocusOut = (event: FocusEvent) => {
       const next = event.relatedTarget as Node | null;
-      if (next && !rootRef.current?.contains(next)) setOpen(false);
+      if (next) {
+        if (!rootRef.current?.contains(next)) setOpen(false);
+        return;
+      }
+      clearTimeout(check);
+      check = setTimeout(() => {
+        if (!rootRef.current?.contains(document.activeElement)) setOpen(false);
+      });
     };
     const root = rootRef.current;
     document.addEventListener('mousedown', onPointer);
@@ -40,6 +49,7 @@ export function UserMenu({ user }: { user: SessionUser }) {
       document.removeEventListener('mousedown', onPointer);
       document.removeEventListener('keydown', onKey);
       root?.removeEventListener('focusout', onFocusOut);
+      clearTimeout(check);
     };
   }, [open]);
 
@@ -73,7 +83,8 @@ export function UserMenu({ user }: { user: SessionUser }) {
         </span>
       </button>
       {open && (
-        <div className="user-menu-panel" id={menuId}>
+        // tabIndex -1: a click on the panel's text focuses the panel, which is still inside the menu.
+        <div className="user-menu-panel" id={menuId} tabIndex={-1}>
           <Link to="/profile" className="user-menu-account" onClick={close}>
             <span className="user-menu-email" title={user.email}>
               {user.email}

@@ -1,7 +1,7 @@
 import { render, screen } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CalendarConnectionsRedirect, CONNECTIONS_PAGE } from './CalendarConnectionsRedirect.tsx';
+import { CalendarConnectionsRedirect, CONNECTIONS_PAGE, NO_SERVER_PAGE } from './CalendarConnectionsRedirect.tsx';
 
 describe('CalendarConnectionsRedirect', () => {
   afterEach(() => vi.unstubAllGlobals());
@@ -24,6 +24,9 @@ describe('CalendarConnectionsRedirect', () => {
         </MemoryRouter>,
       );
       expect(screen.getByText('The calendar connections page is not available.')).toBeInTheDocument();
+      // What happened and what helps; nothing promises a future release.
+      expect(screen.getByText(NO_SERVER_PAGE)).toBeInTheDocument();
+      expect(screen.queryByText(/upcoming release|not available yet/)).toBeNull();
       unmount();
     }
     expect(assign).not.toHaveBeenCalled();

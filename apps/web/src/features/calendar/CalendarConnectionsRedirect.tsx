@@ -6,6 +6,9 @@ import { Loading } from '../../components/Loading.tsx';
 import { Placeholder } from '../placeholders/Placeholder.tsx';
 
 export const CONNECTIONS_PAGE = '/accounts/3rdparty/';
+/** Said when this address reached the app instead of the Daybook server's page. */
+export const NO_SERVER_PAGE =
+  'This address opened the app instead of the Daybook server, which shows your calendar connections. Reload the page; if this keeps happening, ask whoever runs this Daybook to send /accounts/ addresses to its server.';
 
 /** The address the browser loaded the app at, before any in-app navigation. */
 const loadedAt = typeof window === 'undefined' ? '' : window.location.pathname;
@@ -17,7 +20,11 @@ export function CalendarConnectionsRedirect({ loadedPath = loadedAt }: { loadedP
     if (!serverHasNoPage) window.location.assign(CONNECTIONS_PAGE);
   }, [serverHasNoPage]);
   if (serverHasNoPage) {
-    return <Placeholder title="Calendar Connections" subtitle="The calendar connections page is not available." />;
+    return (
+      <Placeholder title="Calendar Connections" subtitle="The calendar connections page is not available.">
+        <p>{NO_SERVER_PAGE}</p>
+      </Placeholder>
+    );
   }
   return <Loading label="Opening calendar connections..." />;
 }

@@ -1,27 +1,27 @@
 // One item of the message list: bubbles for human and assistant text, plain system lines,
 // collapsible markdown and research reports (the report component lives with the research feature).
-import { type FocusEvent, useId, useLayoutEffect, useRef, useState } from 'react';
+import { ANSWER_STOPPED } from '@daybook/contracts';
+import { type FocusEvent, type ReactNode, useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
+import { CopyButton } from '../../components/CopyButton.tsx';
 import { Markdown } from '../../components/Markdown.tsx';
 import { ResearchReport } from '../research/ResearchReportView.tsx';
 import type { ChatItem } from './chat.state.ts';
+import { formatFullDate, formatTime } from './dates.ts';
+
+export { formatTime };
 
 export const SENDING = 'sending...';
 /** Under a message that waits while earlier ones are answered. */
 export const QUEUED = 'waiting for the answers before it...';
-export const ASK_AGAIN = 'Ask again';
+/** The button on a note in place of an answer: the question is answered again. */
+export const RETRY = 'Retry';
+export const REGENERATE = 'Regenerate';
+/** An answer stopped before its first word. */
+export const STOPPED_EMPTY = 'You stopped this answer before it began.';
 /** "Over about 12 lines" of rendered text collapse. */
 export const COLLAPSE_LINES = 12;
 /** Roughly how many characters fit on one line of a bubble. */
 const CHARS_PER_LINE = 80;
-
-/** 12-hour clock in local time, e.g. "3:07 PM"; empty for an unreadable time stamp. */
-export function formatTime(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return '';
-  const hours = date.getHours();
-  const minutes = String(date.getMinutes()).padStart(2, '0');
-  return `${hours % 12 || 12}:${minutes} ${hours < 12 ? 'AM' : 'PM'}`;
-}
 
 /** About how many lines `text` takes: its line breaks plus wrapping of long lines. */
 export function estimateLines(text: string): number {
@@ -33,11 +33,26 @@ export function estimateLines(text: string): number {
 
 /**
  * Markdown that collapses past about 12 lines. The lines are measured as laid out (a phone wraps
- * more), with the text estimate as fallback. An answer that streamed in while the user watched
- * stays open (folding it away mid-read would be jarring) and offers Collapse once it is complete.
+ * more), with the text estimate as fallback.
+ *
+ * One rule, after streaming as after a reload: a long answer is folded. The only exception is the
+ * answer that streamed in while the user watched: it stays open (folding it away mid-read would be
+ * jarring) and offers Collapse, but only while it is the latest message. Once the conversation
+ * moves on (the user's next message, or any newer one) it folds like every other long answer,
+ * unless the user opened or closed it themselves, which stands.
  */
-export function CollapsibleMarkdown({ text, streaming = false }: { text: string; streaming?: boolean }) {
+export function CollapsibleMarkdown({
+  text,
+  streaming = false,
+  latest = true,
+}: {
+  text: string;
+  streaming?: boolean;
+  latest?: boolean;
+}) {
   const [expanded, setExpanded] = useState(streaming);
+  /** The user opened or closed it (button, or focus moving into the clipped part): their choice stands. */
+  const chosenRef = useRef(false);
   const id = useId();
   const bodyRef = useRef<HTMLDivElement>(null);
   /** What received focus inside the clipped part, to bring into view once it opens. */
@@ -65,11 +80,16 @@ export function CollapsibleMarkdown({ text, streaming = false }: { text: string;
     return () => observer.disconnect();
   }, [text, streaming]);
 
+  useEffect(() => {
+    if (!latest && !chosenRef.current) setExpanded(false);
+  }, [latest]);
+
   // Links and code blocks in the clipped part stay in the tab order: reaching one opens the answer,
   // so what has focus is always visible.
   const onFocus = (event: FocusEvent<HTMLDivElement>) => {
     if (!collapsed) return;
     focusedRef.current = event.target;
+    chosenRef.current = true;
     setExpanded(true);
   };
 
@@ -103,7 +123,10 @@ export function CollapsibleMarkdown({ text, streaming = false }: { text: string;
           className="chat-link-button"
           aria-expanded={expanded}
           aria-controls={id}
-          onClick={() => setExpanded((value) => !value)}
+          onClick={() => {
+            chosenRef.current = true;
+            setExpanded((value) => !value);
+          }}
         >
           {expanded ? 'Collapse' : 'Read more...'}
         </button>
@@ -112,10 +135,11 @@ export function CollapsibleMarkdown({ text, streaming = false }: { text: string;
   );
 }
 
-function Body({ item }: { item: ChatItem }) {
+function Body({ item, latest }: { item: ChatItem; latest: boolean }) {
   if (item.message_type === 'research_report') return <ResearchReport raw={item.raw_text} />;
+  if (item.stopped && !item.raw_text.trim()) return <p className="chat-text chat-stopped-empty">{STOPPED_EMPTY}</p>;
   if (item.message_type === 'markdown' && item.author_type !== 'human') {
-    return <CollapsibleMarkdown text={item.raw_text} streaming={item.streaming} />;
+    return <CollapsibleMarkdown text={item.raw_text} streaming={item.streaming} latest={latest} />;
   }
   return <p className="chat-text">{item.raw_text}</p>;
 }
@@ -125,15 +149,63 @@ export interface AskAgain {
   onClick(): void;
 }
 
+export function StopIcon() {
+  return (
+    <svg viewBox="0 0 16 16" width="12" height="12" aria-hidden="true" focusable="false" className="chat-stop-icon">
+      <rect x="3" y="3" width="10" height="10" rx="2" fill="currentColor" />
+    </svg>
+  );
+}
+
+function RetryIcon() {
+  return (
+    <svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
+      <path
+        d="M13.5 8a5.5 5.5 0 1 1-1.7-4M13.5 2v3.5H10"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.6"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+      />
+    </svg>
+  );
+}
+
+/** A button that stays focusable while it cannot act (aria-disabled): focus is never lost from it. */
+function ActionButton({ action, className, children }: { action: AskAgain; className: string; children: ReactNode }) {
+  return (
+    <button
+      type="button"
+      className={className}
+      aria-disabled={action.disabled || undefined}
+      onClick={() => {
+        if (!action.disabled) action.onClick();
+      }}
+    >
+      {children}
+    </button>
+  );
+}
+
 export function ChatMessage({
   item,
   highlighted = false,
   onAskAgain,
+  onRegenerate,
+  live = true,
+  latest = true,
 }: {
   item: ChatItem;
   highlighted?: boolean;
-  /** A note in place of an answer: offers to send the question again. */
+  /** A note in place of an answer: offers to answer the question again (Retry). */
   onAskAgain?: AskAgain;
+  /** The latest answer: offers another answer to the same question. */
+  onRegenerate?: AskAgain;
+  /** False while the connection is down: a streaming answer shows no cursor, it is not being written here. */
+  live?: boolean;
+  /** The newest message in the list: an answer that streamed in here stays open only while it is. */
+  latest?: boolean;
 }) {
   const anchor = item.message_id === null ? undefined : `message-${item.message_id}`;
   if (item.message_type === 'system_message' || (item.message_type === 'redirect' && item.raw_text.trim())) {
@@ -143,17 +215,10 @@ export function ChatMessage({
         {onAskAgain && (
           <>
             {' '}
-            <button
-              type="button"
-              className="chat-link-button"
-              // Not `disabled`, so focus stays on it once used; a click then does nothing.
-              aria-disabled={onAskAgain.disabled || undefined}
-              onClick={() => {
-                if (!onAskAgain.disabled) onAskAgain.onClick();
-              }}
-            >
-              {ASK_AGAIN}
-            </button>
+            <ActionButton action={onAskAgain} className="btn btn-secondary btn-sm chat-retry">
+              <RetryIcon />
+              {RETRY}
+            </ActionButton>
           </>
         )}
       </p>
@@ -162,24 +227,46 @@ export function ChatMessage({
   if (item.message_type === 'redirect') return null;
   const human = item.author_type === 'human';
   const time = item.timestamp ? formatTime(item.timestamp) : '';
+  const full = item.timestamp ? formatFullDate(item.timestamp) : '';
   const wide = item.message_type === 'research_report' || item.message_type === 'markdown';
+  const answer = !human && item.message_type === 'markdown' && !item.streaming && item.message_id !== null;
   return (
     <article
       id={anchor}
       className={`chat-row chat-row-${human ? 'human' : 'assistant'}${highlighted ? ' is-highlighted' : ''}`}
       aria-label={human ? 'You said' : 'Assistant said'}
     >
-      <div className={`chat-bubble${wide ? ' chat-bubble-wide' : ''}${item.streaming ? ' is-streaming' : ''}`}>
-        <Body item={item} />
+      <div className={`chat-bubble${wide ? ' chat-bubble-wide' : ''}${item.streaming && live ? ' is-streaming' : ''}`}>
+        <Body item={item} latest={latest} />
       </div>
       {!item.streaming && (
         <div className="chat-meta">
           {item.timestamp === null ? (
             <span className="chat-sending">{SENDING}</span>
           ) : (
-            <time dateTime={item.timestamp}>{time}</time>
+            // The full date on hover (title) and for screen readers (the hidden text); the day separator shows it too.
+            <time dateTime={item.timestamp} title={full || undefined} className="chat-time">
+              <span aria-hidden={full ? true : undefined}>{time}</span>
+              {full && <span className="visually-hidden">{full}</span>}
+            </time>
           )}
           {item.queued && <span className="chat-sending"> · {QUEUED}</span>}
+          {item.stopped && (
+            <span className="chat-stopped">
+              <StopIcon /> {ANSWER_STOPPED}
+            </span>
+          )}
+          {answer && (
+            <span className="chat-actions">
+              {item.raw_text.trim() && <CopyButton text={item.raw_text} label="Copy" className="chat-action" />}
+              {onRegenerate && (
+                <ActionButton action={onRegenerate} className="chat-action">
+                  <RetryIcon />
+                  <span className="copy-button-label">{REGENERATE}</span>
+                </ActionButton>
+              )}
+            </span>
+          )}
         </div>
       )}
     </article>

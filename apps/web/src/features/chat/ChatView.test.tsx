@@ -202,7 +202,11 @@ describe('ChatView', () => {
     socket.receive({ ...echo, timestamp: at(8, 1) });
     socket.receive(message({ author_type: 'human', message_type: 'message', raw_text: 'From my phone' }));
     const mine = log().getAllByRole('article', { name: 'You said' });
-    expect(mine.map((m) => m.textContent)).toEqual(['One8:01 AM', 'From my phone9:30 AM']);
+    // Each once, with its time (and the full date for screen readers).
+    expect(mine.map((m) => m.textContent)).toEqual([
+      'One8:01 AMMonday 2 June 2025 at 8:01 AM',
+      'From my phone9:30 AMMonday 2 June 2025 at 9:30 AM',
+    ]);
   });
 
   it('keeps the unsent text across a reload of the page, per conversation, until it is sent', async () => {
@@ -344,7 +348,7 @@ describe('ChatView', () => {
       'aria-expanded',
       'true',
     );
-    expect(within(second as HTMLElement).queryByRole('button')).not.toBeInTheDocument();
+    expect(within(second as HTMLElement).queryByRole('button', { name: /Read more|Collapse/ })).not.toBeInTheDocument();
   });
 
   it('leaves a long answer open while it streams in, and offers Collapse once it is complete', async () => {
@@ -363,6 +367,35 @@ describe('ChatView', () => {
     await userEvent.click(collapse);
     expect(within(answer()).getByRole('button', { name: 'Read more...' })).toBeInTheDocument();
     expect(answer().querySelector('.is-collapsed')).not.toBeNull();
+  });
+
+  it('folds the answer that streamed in open once the conversation moves on, as a reload would', async () => {
+    const { connect, log, textbox } = setup();
+    const socket = connect();
+    const lines = Array.from({ length: 14 }, (_, i) => `Line ${i + 1}`).join('\n');
+    const stream = (id: string) => {
+      socket.receive({ message_type: 'stream', author_type: 'assistant', stream_id: id, raw_text: lines });
+      socket.receive(message({ raw_text: lines, stream_id: id }));
+    };
+    stream('s1');
+    const answers = () => log().getAllByRole('article', { name: 'Assistant said' });
+    expect(within(answers()[0] as HTMLElement).getByRole('button', { name: 'Collapse' })).toBeInTheDocument();
+    // The user's next message: the answer they were reading is no longer the latest, so it folds.
+    await userEvent.type(textbox(), 'Thanks{Enter}');
+    socket.receive(message({ author_type: 'human', message_type: 'message', raw_text: 'Thanks' }));
+    expect(within(answers()[0] as HTMLElement).getByRole('button', { name: 'Read more...' })).toBeInTheDocument();
+    expect((answers()[0] as HTMLElement).querySelector('.is-collapsed')).not.toBeNull();
+    expect(log().getAllByRole('article', { name: 'You said' })).toHaveLength(1);
+
+    // Opened by the user, it stays open when newer messages come.
+    await userEvent.click(within(answers()[0] as HTMLElement).getByRole('button', { name: 'Read more...' }));
+    stream('s2');
+    expect(within(answers()[0] as HTMLElement).getByRole('button', { name: 'Collapse' })).toBeInTheDocument();
+    // The second answer streamed in open; another tab's message moves past it, and it folds.
+    expect(within(answers()[1] as HTMLElement).getByRole('button', { name: 'Collapse' })).toBeInTheDocument();
+    socket.receive(message({ author_type: 'human', message_type: 'message', raw_text: 'From my phone' }));
+    expect(within(answers()[1] as HTMLElement).getByRole('button', { name: 'Read more...' })).toBeInTheDocument();
+    expect(within(answers()[0] as HTMLElement).getByRole('button', { name: 'Collapse' })).toBeInTheDocument();
   });
 
   it('shows system messages plainly and server errors in a dismissible banner', async () => {
@@ -599,7 +632,7 @@ describe('ChatView', () => {
     expect(
       log()
         .getAllByRole('article')
-        .map((a) => a.textContent?.replace(/\d+:\d+ [AP]M$/, '')),
+        .map((a) => a.querySelector('.chat-bubble')?.textContent),
     ).toEqual(['Older one', 'Older two', 'Newest']);
     expect(Object.fromEntries(new URLSearchParams(network.calls('GET /api/chat/messages/')[0]?.search))).toEqual({
       before: '7',
@@ -721,7 +754,9 @@ describe('ChatView', () => {
       ]),
     );
     const replies = log().getAllByRole('article', { name: 'Assistant said' });
-    expect(replies.map((r) => r.textContent)).toEqual(['Half an answer, stored in full.9:30 AM']);
+    expect(replies.map((r) => r.querySelector('.chat-bubble')?.textContent)).toEqual([
+      'Half an answer, stored in full.',
+    ]);
     expect(log().getByText('Half an answer, stored in full.').closest('.chat-bubble')).not.toHaveClass('is-streaming');
   });
 
@@ -960,7 +995,7 @@ describe('answers one at a time', () => {
     expect(second).not.toHaveTextContent('waiting');
   });
 
-  it('offers Ask again on an interrupted answer, which sends the question again once', async () => {
+  it('offers Retry on an interrupted answer, which asks the server to answer the question again, once', async () => {
     const { connect, log } = setup();
     const socket = connect([
       message({ author_type: 'human', message_type: 'message', raw_text: 'What is on today?', message_id: 10 }),
@@ -972,17 +1007,17 @@ describe('answers one at a time', () => {
         reply_to: 10,
       }),
     ]);
-    const ask = log().getByRole('button', { name: 'Ask again' });
-    await userEvent.click(ask);
-    expect(socket.sent).toEqual([
-      expect.objectContaining({ author_type: 'human', raw_text: 'What is on today?', client_id: expect.any(String) }),
-    ]);
-    expect(ask).toHaveAttribute('aria-disabled', 'true');
-    await userEvent.click(ask);
+    const retry = log().getByRole('button', { name: 'Retry' });
+    expect(retry).toHaveClass('btn');
+    await userEvent.click(retry);
+    expect(socket.sent).toEqual([{ message_type: 'regenerate', reply_to: 10 }]);
+    expect(retry).toHaveAttribute('aria-disabled', 'true');
+    expect(typing()).toBeInTheDocument();
+    await userEvent.click(retry);
     expect(socket.sent).toHaveLength(1);
     // A plain system note has nothing to ask again.
     socket.receive(message({ author_type: 'system', message_type: 'system_message', raw_text: 'FYI', message_id: 12 }));
-    expect(log().getAllByRole('button', { name: 'Ask again' })).toHaveLength(1);
+    expect(log().getAllByRole('button', { name: /Retry/ })).toHaveLength(1);
   });
 });
 

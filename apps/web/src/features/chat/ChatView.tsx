@@ -13,6 +13,7 @@ import {
 import {
   type KeyboardEvent,
   type MouseEvent,
+  type ReactNode,
   useCallback,
   useEffect,
   useId,
@@ -32,10 +33,13 @@ import { loadDraft, saveDraft } from '../../lib/drafts.ts';
 import { invalidateSession } from '../auth/allauth.ts';
 import { getMe } from '../auth/api.ts';
 import { useAuth } from '../auth/auth-context.tsx';
+import { ChatSearchButton } from '../chat-search/ChatSearch.tsx';
 import { getDailyMessage, isNotFound, parseDailyMessageId } from '../daily/api.ts';
 import { type ChatChannel, fetchOlderMessages } from './api.ts';
-import { ChatMessage } from './ChatMessage.tsx';
+import { ChatMessage, StopIcon } from './ChatMessage.tsx';
 import { type ChatItem, chatReducer, initialChatState, isPending, oldestId } from './chat.state.ts';
+import { groupByDay, localDayKey, msUntilNextDay } from './dates.ts';
+import { SkipOnboardingButton } from './OnboardingSkip.tsx';
 import { socketUrl } from './reconnect.ts';
 import { browserTimers, SOCKET_ERROR, type SocketConstructor, type Timers, useChatSocket } from './useChatSocket.ts';
 
@@ -53,7 +57,7 @@ export const ONBOARDING_REDIRECT_MS = 2_500;
 export const ONBOARDING_DONE = "You're all set! Taking you to your chat...";
 export const CARRIED_TO_CHAT = "Onboarding is finished, so your message is waiting in the chat's message box.";
 export const SIGNED_OUT = 'You have been signed out.';
-export const QUESTION_NOT_FOUND = 'Could not find that question to ask it again. Please type it again.';
+export const STOP = 'Stop';
 /** Notes in place of an answer that offer to ask the question again. */
 const ASK_AGAIN_NOTES = new Set([ANSWER_INTERRUPTED, ASSISTANT_UNAVAILABLE]);
 /** The character counter shows from here on. */
@@ -80,6 +84,8 @@ export interface ChatViewProps {
    * to go on. Null while not yet known (the message box waits).
    */
   finished?: boolean | null;
+  /** At the end of the header, before the connection status, until the conversation is over (onboarding's "Skip for now"). */
+  headerAction?: ReactNode;
   /** After the server ended the socket with 1008: resolves true while still signed in. */
   checkSession?: () => Promise<boolean>;
   /** Test seams: the WebSocket class and the timers. */
@@ -114,6 +120,44 @@ export function useCountdown(at: number | null, timers: Timers): number | null {
   return at === null ? null : Math.max(1, Math.ceil((at - timers.now()) / 1000));
 }
 
+/**
+ * "Now" on `timers`, refreshed at each local midnight (and when the tab shows again after a sleep),
+ * so a chat left open overnight moves "Today" to "Yesterday". Idle while not `enabled` (no messages).
+ */
+export function useDayClock(timers: Timers, enabled = true): number {
+  const [now, setNow] = useState(() => timers.now());
+  const day = localDayKey(new Date(now));
+  useEffect(() => {
+    if (!enabled) return;
+    let handle: unknown = null;
+    const check = () => {
+      const current = timers.now();
+      if (localDayKey(new Date(current)) !== day) setNow(current);
+      else schedule();
+    };
+    // Woken early (a clock that moved), it only schedules itself again.
+    const schedule = () => {
+      handle = timers.setTimeout(() => {
+        handle = null;
+        check();
+      }, msUntilNextDay(timers.now()));
+    };
+    check();
+    const onVisible = () => {
+      if (document.visibilityState !== 'visible') return;
+      if (handle !== null) timers.clearTimeout(handle);
+      handle = null;
+      check();
+    };
+    document.addEventListener('visibilitychange', onVisible);
+    return () => {
+      document.removeEventListener('visibilitychange', onVisible);
+      if (handle !== null) timers.clearTimeout(handle);
+    };
+  }, [day, timers, enabled]);
+  return now;
+}
+
 /** A random id for a message we send (crypto.randomUUID is missing on plain-http pages other than localhost). */
 function newClientId() {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
@@ -134,6 +178,7 @@ export function ChatView({
   title,
   subtitle,
   finished = false,
+  headerAction,
   checkSession,
   WebSocketImpl,
   timers = browserTimers,
@@ -241,7 +286,15 @@ export function ChatView({
   const onEvent = (event: TServerEvent) => {
     switch (event.message_type) {
       case 'history':
-        dispatch({ type: 'history', messages: event.messages, hasMore: event.has_more });
+        dispatch({
+          type: 'history',
+          messages: event.messages,
+          hasMore: event.has_more,
+          streams: event.streams,
+          answering: event.answering,
+        });
+        // An answer on its way that has not begun (asked in another tab, or before a reload): Daybook is replying.
+        if (event.answering?.length) setAwaitingReply(true);
         setHistoryReady(true);
         resendPending.current = true;
         return;
@@ -305,6 +358,31 @@ export function ChatView({
   const canSend = connected && historyReady && finished !== null && !done;
   // While an answer is being written, later messages wait: the typing dots stay for them.
   const waiting = state.items.some((item) => item.queued);
+  const streaming = state.items.find((item) => item.streaming);
+  /** An answer is on its way (here or in another tab): Stop is offered. */
+  const answering = connected && (streaming !== undefined || awaitingReply || waiting);
+  const [stopping, setStopping] = useState(false);
+  const stopRef = useRef<HTMLButtonElement>(null);
+  const stop = () => {
+    if (!connected || stopping) return;
+    // The answer being written; before its first word, whichever it is.
+    const replyTo = streaming?.reply_to;
+    if (socket.send({ message_type: 'stop', ...(replyTo === undefined ? {} : { reply_to: replyTo }) }))
+      setStopping(true);
+  };
+  // One stop per answer: the next one can be stopped again.
+  const stoppingFor = streaming?.stream_id ?? null;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new answer (or none) ends the stop in progress
+  useEffect(() => {
+    setStopping(false);
+  }, [stoppingFor, answering]);
+  // Stop goes away with the answer: focus that was on it moves to the message box.
+  const stopFocused = useRef(false);
+  useEffect(() => {
+    if (answering || !stopFocused.current) return;
+    stopFocused.current = false;
+    if (document.activeElement === document.body || document.activeElement === null) textareaRef.current?.focus();
+  }, [answering]);
 
   // A new connection's history shows which of our messages the server never got (the old socket
   // dropped before it arrived): send those again. Their client_id keeps the server from storing twice.
@@ -511,31 +589,29 @@ export function ChatView({
     if (sendText(text)) setDraft('');
   };
 
-  // "Ask again" on a note in place of an answer: the question goes out again as a new message.
+  // Retry on a note in place of an answer, and Regenerate on the latest answer: the server answers
+  // the same question again (it has it, even when this tab never loaded it).
   const [askedAgain, setAskedAgain] = useState<ReadonlySet<string>>(new Set());
-  const askAgain = async (note: ChatItem) => {
-    const questionId = note.reply_to;
+  const answerAgain = (item: ChatItem) => {
+    const questionId = item.reply_to;
     if (questionId === undefined || !canSend) return;
-    setAskedAgain((keys) => new Set(keys).add(note.key));
-    let question = stateRef.current.items.find((item) => item.message_id === questionId)?.raw_text;
-    if (question === undefined) {
-      // Not loaded here: it is the last message before the id after it.
-      const page = await fetchOlderMessages(channel, questionId + 1).catch(() => null);
-      question = page?.results.find((m) => m.message_id === questionId)?.raw_text;
+    if (!socket.send({ message_type: 'regenerate', reply_to: questionId })) {
+      setNotice(SEND_FAILED);
+      return;
     }
-    if (question === undefined || !sendText(question)) {
-      if (question === undefined) setNotice(QUESTION_NOT_FOUND);
-      setAskedAgain((keys) => {
-        const next = new Set(keys);
-        next.delete(note.key);
-        return next;
-      });
-    }
+    setAskedAgain((keys) => new Set(keys).add(item.key));
+    followRef.current = true;
+    setAwaitingReply(true);
   };
   const canAskAgain = (item: ChatItem) =>
     item.message_type === 'system_message' && item.reply_to !== undefined && ASK_AGAIN_NOTES.has(item.raw_text);
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === 'Escape' && answering) {
+      event.preventDefault();
+      stop();
+      return;
+    }
     if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
     event.preventDefault();
     submit();
@@ -577,6 +653,18 @@ export function ChatView({
   // Text over the limit is kept (pasting never cuts it); the counter says how much to remove.
   const tooLong = draft.trim().length > CHAT_TEXT_MAX;
   const hasStreaming = state.items.some((item) => item.streaming);
+  // Recomputed from the whole list, so an older page that ends mid-day adds no second separator.
+  const dayNow = useDayClock(timers, state.items.length > 0);
+  const days = useMemo(
+    // An empty redirect shows nothing, so it opens no day either.
+    () =>
+      groupByDay(
+        state.items.filter((item) => item.message_type !== 'redirect' || item.raw_text.trim()),
+        (item) => item.timestamp,
+        dayNow,
+      ),
+    [state.items, dayNow],
+  );
 
   return (
     <div className="chat-page">
@@ -591,6 +679,7 @@ export function ChatView({
             <h1 className="chat-title">{title}</h1>
             <p className="chat-subtitle">{subtitle}</p>
           </div>
+          {headerAction && !done && finishTarget === null && <div className="chat-header-action">{headerAction}</div>}
           <span className={`chat-status chat-status-${statusKind}`}>
             <span className="chat-status-dot" aria-hidden="true" />
             {statusText}
@@ -640,7 +729,8 @@ export function ChatView({
           role="log"
           aria-label="Messages"
           aria-relevant="additions"
-          tabIndex={-1}
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region takes focus so the keyboard can scroll it (WCAG 2.1.1)
+          tabIndex={0}
         >
           <div className="chat-thread">
             {state.hasMore && (
@@ -674,20 +764,34 @@ export function ChatView({
                   </p>
                 </div>
               ))}
-            {state.items.map((item) => (
-              <ChatMessage
-                key={item.key}
-                item={item}
-                highlighted={highlightId !== null && item.message_id === highlightId}
-                onAskAgain={
-                  canAskAgain(item)
-                    ? {
-                        disabled: !canSend || askedAgain.has(item.key),
-                        onClick: () => void askAgain(item),
-                      }
-                    : undefined
-                }
-              />
+            {days.map((group) => (
+              <div key={group.key} className="chat-day">
+                <h2 className="chat-day-label">
+                  <time dateTime={group.day}>{group.label}</time>
+                </h2>
+                {group.items.map((item) => (
+                  <ChatMessage
+                    key={item.key}
+                    item={item}
+                    highlighted={highlightId !== null && item.message_id === highlightId}
+                    live={connected}
+                    latest={item === lastItem}
+                    onAskAgain={
+                      canAskAgain(item)
+                        ? {
+                            disabled: !canSend || askedAgain.has(item.key),
+                            onClick: () => answerAgain(item),
+                          }
+                        : undefined
+                    }
+                    onRegenerate={
+                      item === lastItem && item.reply_to !== undefined && !answering
+                        ? { disabled: !canSend || askedAgain.has(item.key), onClick: () => answerAgain(item) }
+                        : undefined
+                    }
+                  />
+                ))}
+              </div>
             ))}
             {(awaitingReply || waiting) && !hasStreaming && (
               <div className="chat-row chat-row-assistant">
@@ -754,6 +858,26 @@ export function ChatView({
               onChange={(event) => setDraft(event.target.value)}
               onKeyDown={onKeyDown}
             />
+            {answering && (
+              <button
+                ref={stopRef}
+                type="button"
+                className="btn btn-secondary chat-stop"
+                aria-disabled={!connected || stopping || undefined}
+                aria-keyshortcuts="Escape"
+                title="Stop (Esc)"
+                onFocus={() => {
+                  stopFocused.current = true;
+                }}
+                onBlur={() => {
+                  stopFocused.current = false;
+                }}
+                onClick={stop}
+              >
+                <StopIcon />
+                <span className="chat-stop-label">{STOP}</span>
+              </button>
+            )}
             <button type="submit" className="btn btn-primary chat-send" disabled={!canSend || tooLong}>
               Send
             </button>
@@ -878,6 +1002,7 @@ export function ChatScreen() {
       channel="chat"
       title="Chat"
       subtitle="Talk with your assistant in real time."
+      headerAction={<ChatSearchButton />}
       checkSession={checkSession}
     />
   );
@@ -902,6 +1027,7 @@ export function OnboardingScreen() {
       title="Getting to know you"
       subtitle="A short conversation so your assistant can help from day one."
       finished={finished}
+      headerAction={finished === false && <SkipOnboardingButton />}
       checkSession={checkSession}
     />
   );

@@ -20,6 +20,15 @@ export interface ChatItem {
   reply_to?: number;
   /** A human message waiting while earlier ones are answered (Daybook answers one at a time). */
   queued?: boolean;
+  /** An answer the user stopped while it was written. */
+  stopped?: boolean;
+}
+
+/** An answer being written when a connection opened, with its text so far (see the history's `streams`). */
+export interface LiveStream {
+  stream_id: string;
+  raw_text: string;
+  reply_to?: number;
 }
 
 export interface ChatState {
@@ -33,7 +42,7 @@ export interface ChatState {
 export const initialChatState: ChatState = { items: [], hasMore: false, loaded: false };
 
 export type ChatAction =
-  | { type: 'history'; messages: TChatMessage[]; hasMore: boolean }
+  | { type: 'history'; messages: TChatMessage[]; hasMore: boolean; streams?: LiveStream[]; answering?: number[] }
   | { type: 'older'; messages: TChatMessage[]; hasMore: boolean }
   | { type: 'message'; message: TChatMessage }
   | { type: 'stream'; streamId: string; delta: string; replyTo?: number }
@@ -57,6 +66,19 @@ const fromMessage = (message: TChatMessage): ChatItem => ({
   ...(message.url === undefined ? {} : { url: message.url }),
   ...(message.stream_id === undefined ? {} : { stream_id: message.stream_id }),
   ...(message.reply_to === undefined ? {} : { reply_to: message.reply_to }),
+  ...(message.stopped ? { stopped: true } : {}),
+});
+
+const liveItem = (streamId: string, text: string, replyTo?: number): ChatItem => ({
+  key: `stream-${streamId}`,
+  author_type: 'assistant',
+  message_type: 'markdown',
+  raw_text: text,
+  message_id: null,
+  timestamp: null,
+  stream_id: streamId,
+  streaming: true,
+  ...(replyTo === undefined ? {} : { reply_to: replyTo }),
 });
 
 /** The question `replyTo` is being answered: it no longer waits. */
@@ -76,7 +98,13 @@ function arrange(stored: ChatItem[], local: ChatItem[]) {
   return [...stored.sort(byId), ...local];
 }
 
-function applyHistory(state: ChatState, messages: TChatMessage[], hasMore: boolean): ChatState {
+function applyHistory(
+  state: ChatState,
+  messages: TChatMessage[],
+  hasMore: boolean,
+  streams: LiveStream[] = [],
+  answering: number[] = [],
+): ChatState {
   const incoming = messages.filter((m) => m.message_id !== null).map(fromMessage);
   const current = new Map(state.items.filter((i) => i.message_id !== null).map((i) => [i.message_id, i]));
   const oldestIncoming = incoming.reduce((min, i) => Math.min(min, i.message_id as number), Number.POSITIVE_INFINITY);
@@ -107,6 +135,16 @@ function applyHistory(state: ChatState, messages: TChatMessage[], hasMore: boole
     if (item.streaming) continue;
     local.push(item);
   }
+  // Answers being written right now, from their first word (they go on with the next `stream` events).
+  for (const live of streams) local.push(liveItem(live.stream_id, live.raw_text, live.reply_to));
+  const live = new Set(streams.map((s) => s.reply_to));
+  for (const [id, item] of stored)
+    if (item.queued && live.has(id as number)) stored.set(id, { ...item, queued: false });
+  // Questions whose answer has not begun: the first is being answered unless one is being written; the others wait.
+  answering.forEach((id, index) => {
+    const item = stored.get(id);
+    if (item && (index > 0 || streams.length > 0)) stored.set(id, { ...item, queued: true });
+  });
   const keptOlder = overlaps && [...current.keys()].some((id) => (id as number) < oldestIncoming);
   return { items: arrange([...stored.values()], local), hasMore: keptOlder ? state.hasMore : hasMore, loaded: true };
 }
@@ -118,8 +156,18 @@ function applyMessage(state: ChatState, message: TChatMessage): ChatState {
   if (known >= 0) {
     // An echo of a message we already hold: take the server's time stamp (and text).
     const next = items.slice();
-    next[known] = { ...(items[known] as ChatItem), raw_text: message.raw_text, timestamp: message.timestamp };
-    return { ...state, items: next };
+    next[known] = {
+      ...(items[known] as ChatItem),
+      raw_text: message.raw_text,
+      timestamp: message.timestamp,
+      ...(message.stopped ? { stopped: true } : {}),
+    };
+    // The history had this final message already: the live copy of its stream ends here.
+    const stream = message.stream_id;
+    return {
+      ...state,
+      items: stream === undefined ? next : next.filter((i) => !(i.streaming && i.stream_id === stream)),
+    };
   }
   const item = fromMessage(message);
   if (message.author_type === 'human') {
@@ -159,24 +207,13 @@ function applyStream(state: ChatState, streamId: string, delta: string, replyTo?
     next[live] = { ...current, raw_text: current.raw_text + delta };
     return { ...state, items: next };
   }
-  const item: ChatItem = {
-    key: `stream-${streamId}`,
-    author_type: 'assistant',
-    message_type: 'markdown',
-    raw_text: delta,
-    message_id: null,
-    timestamp: null,
-    stream_id: streamId,
-    streaming: true,
-    ...(replyTo === undefined ? {} : { reply_to: replyTo }),
-  };
-  return { ...state, items: [...items, item] };
+  return { ...state, items: [...items, liveItem(streamId, delta, replyTo)] };
 }
 
 export function chatReducer(state: ChatState, action: ChatAction): ChatState {
   switch (action.type) {
     case 'history':
-      return applyHistory(state, action.messages, action.hasMore);
+      return applyHistory(state, action.messages, action.hasMore, action.streams, action.answering);
     case 'older': {
       const have = new Set(state.items.map((i) => i.message_id).filter((id) => id !== null));
       const older = action.messages.filter((m) => m.message_id !== null && !have.has(m.message_id)).map(fromMessage);

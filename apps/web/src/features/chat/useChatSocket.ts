@@ -1,6 +1,6 @@
 // One chat WebSocket: connects, parses server frames with the contract, and reconnects per the
 // spec's policy. The WebSocket class and the timers are injectable so tests drive them by hand.
-import { CLOSE_CODES, type TClientMessage, type TServerEvent, ZServerEvent } from '@daybook/contracts';
+import { CLOSE_CODES, type TClientEvent, type TServerEvent, ZServerEvent } from '@daybook/contracts';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { retryDelay } from './reconnect.ts';
 
@@ -70,7 +70,7 @@ export interface ChatSocket {
   /** The kind of the outage in progress (also while a retry is connecting), null once connected. */
   outage: OutageKind | null;
   /** False when the socket is not open or refused the frame. */
-  send(message: TClientMessage): boolean;
+  send(message: TClientEvent): boolean;
   /** Connects now (dropping a scheduled retry) unless a socket is open or connecting. */
   reconnect(): void;
   /** The server closed the socket because the session ended, and the session check agreed. */
@@ -209,7 +209,7 @@ export function useChatSocket({
     };
   }, [url, WebSocketImpl, timers]);
 
-  const send = useCallback((message: TClientMessage) => {
+  const send = useCallback((message: TClientEvent) => {
     const ws = socketRef.current;
     if (!ws || ws.readyState !== OPEN) return false;
     try {

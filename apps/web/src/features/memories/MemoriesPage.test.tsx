@@ -116,6 +116,8 @@ describe('Memories', () => {
     expect(await main.findByText(second[0]?.key as string)).toBeInTheDocument();
     expect(lists().at(-1)).toEqual({ limit: '30', offset: '30' });
     expect(router.state.location.search).toBe('?page=2');
+    // Focus goes to the list, not <body>, so the keyboard goes on from the new page.
+    expect(main.getByRole('region', { name: 'Memory list' })).toHaveFocus();
     expect(within(pages).getByRole('button', { name: 'Page 2' })).toHaveAttribute('aria-current', 'page');
     expect(within(pages).getByRole('button', { name: 'Next' })).toBeDisabled();
 
@@ -175,7 +177,11 @@ describe('Memories', () => {
 
   it.each([
     ['/memories', 'No memories found', 'Click Add New Memory to add one'],
-    ['/memories?deleted=1', 'No deleted memories found', 'not deleted any memories, or you have restored all of them'],
+    [
+      '/memories?deleted=1',
+      'No deleted memories found',
+      'not deleted any memories, or you have restored or permanently deleted all of them',
+    ],
   ])('%s shows its empty state', async (path, title, note) => {
     const { main } = open(path, { [LIST]: page([]) });
     const heading = await main.findByRole('heading', { name: title });
@@ -252,7 +258,7 @@ describe('Memories', () => {
       expect(dialog.getByLabelText('Data')).toBeRequired();
       expect(dialog.getByLabelText('Type')).toHaveValue('text');
       expect(dialog.getByLabelText('Type')).toHaveAccessibleDescription('A general fact about you.');
-      expect(dialog.getByLabelText('URL')).toHaveAttribute('placeholder', window.location.origin);
+      expect(dialog.getByLabelText('URL')).toHaveAttribute('placeholder', 'https://example.com');
       expect(dialog.getByLabelText('Frequency')).toHaveAttribute('placeholder', "e.g. 'weekly'");
 
       await userEvent.type(dialog.getByLabelText('Key'), 'Tennis');
@@ -401,12 +407,31 @@ describe('Memories', () => {
       await userEvent.click(await main.findByRole('button', { name: 'Delete memory Tea' }));
       const confirm = within(screen.getByRole('alertdialog', { name: 'Confirm Deletion' }));
       expect(confirm.getByText('Are you sure you want to delete the memory "Tea"?')).toBeInTheDocument();
-      expect(confirm.getByText('This action cannot be undone.')).toBeInTheDocument();
+      // A soft delete: the dialog says where to get it back.
+      expect(confirm.getByText('You can restore it from "Show deleted memories".')).toBeInTheDocument();
+      expect(confirm.queryByText('This action cannot be undone.')).not.toBeInTheDocument();
       expect(confirm.getByRole('button', { name: 'Cancel' })).toBeInTheDocument();
       await userEvent.click(confirm.getByRole('button', { name: 'Delete' }));
       expect(await main.findByText('No memories found')).toBeInTheDocument();
       expect(calls(`DELETE /api/memories/${tea.id}/`)).toHaveLength(1);
       expect(screen.queryByRole('alertdialog')).not.toBeInTheDocument();
+      // The row and its button are gone: focus is on the list, not <body>.
+      expect(main.getByRole('region', { name: 'Memory list' })).toHaveFocus();
+    });
+
+    it('in the deleted view, warns that deleting is for good, and the empty view stays truthful', async () => {
+      const old = memory({ key: 'Old job', deleted_at: '2025-05-01T00:00:00.000Z' });
+      const { main } = open('/memories?deleted=1', {
+        [LIST]: (_request, previous) => (previous === 0 ? page([old]) : page([])),
+        [`DELETE /api/memories/${old.id}/`]: { status: 204 },
+      });
+      await userEvent.click(await main.findByRole('button', { name: 'Delete memory Old job' }));
+      const confirm = within(screen.getByRole('alertdialog', { name: 'Confirm Deletion' }));
+      expect(confirm.getByText('This action cannot be undone.')).toBeInTheDocument();
+      expect(confirm.queryByText(/Show deleted memories/)).not.toBeInTheDocument();
+      await userEvent.click(confirm.getByRole('button', { name: 'Delete' }));
+      const heading = await main.findByRole('heading', { name: 'No deleted memories found' });
+      expect(heading.parentElement).toHaveTextContent('or permanently deleted all of them');
     });
 
     it('explains a failed delete', async () => {

@@ -13,6 +13,8 @@ import { MemoryTable } from './MemoryTable.tsx';
 
 export const LOAD_FAILED = 'Failed to load your memories. Please try again later.';
 export const SEARCH_DEBOUNCE_MS = 300;
+export const SOFT_DELETE_NOTE = 'You can restore it from "Show deleted memories".';
+export const PERMANENT_DELETE_NOTE = 'This action cannot be undone.';
 
 type Notice = { variant: 'error' | 'success'; message: string; details?: string[] };
 
@@ -25,6 +27,13 @@ export function MemoriesPage() {
   const [deleting, setDeleting] = useState(false);
   const [notice, setNotice] = useState<Notice | null>(null);
   const listTopRef = useRef<HTMLDivElement>(null);
+  const listRef = useRef<HTMLElement>(null);
+  // Paging and deleting remove the button that had focus: focus goes to the list instead of <body>.
+  // Bumped to ask for it; the effect runs after the dialog has put focus back where it was.
+  const [focusList, setFocusList] = useState(0);
+  useEffect(() => {
+    if (focusList) listRef.current?.focus({ preventScroll: true });
+  }, [focusList]);
   const showDeletedId = useId();
 
   const totalPages = list ? pageCount(list.count) : 1;
@@ -41,6 +50,7 @@ export function MemoriesPage() {
     }
     setDeleting(false);
     setToDelete(null);
+    setFocusList((n) => n + 1);
   }
 
   function onSaved(memory: TMemory, mode: MemoryFormTarget['mode']) {
@@ -59,6 +69,7 @@ export function MemoriesPage() {
   function goToPage(next: number) {
     memories.setPage(next);
     listTopRef.current?.scrollIntoView?.({ block: 'start' });
+    setFocusList((n) => n + 1);
   }
 
   return (
@@ -130,20 +141,22 @@ export function MemoriesPage() {
         </p>
       </div>
 
-      {list === null ? (
-        memories.loading && <Loading label="Loading your memories..." />
-      ) : list.results.length === 0 ? (
-        !memories.loading && (
-          <EmptyState showDeleted={showDeleted} search={search} onClear={() => memories.setSearch('')} />
-        )
-      ) : (
-        <MemoryTable
-          memories={list.results}
-          busy={memories.loading}
-          onOpen={(memory) => setFormTarget({ mode: memory.deleted_at ? 'restore' : 'edit', memory })}
-          onDelete={setToDelete}
-        />
-      )}
+      <section ref={listRef} className="memories-list" aria-label="Memory list" tabIndex={-1}>
+        {list === null ? (
+          memories.loading && <Loading label="Loading your memories..." />
+        ) : list.results.length === 0 ? (
+          !memories.loading && (
+            <EmptyState showDeleted={showDeleted} search={search} onClear={() => memories.setSearch('')} />
+          )
+        ) : (
+          <MemoryTable
+            memories={list.results}
+            busy={memories.loading}
+            onOpen={(memory) => setFormTarget({ mode: memory.deleted_at ? 'restore' : 'edit', memory })}
+            onDelete={setToDelete}
+          />
+        )}
+      </section>
 
       <Pagination page={page} totalPages={totalPages} onChange={goToPage} label="Memory pages" />
 
@@ -155,6 +168,7 @@ export function MemoriesPage() {
         onDeleted={(memory) => {
           setFormTarget(null);
           removeLocal(memory.id);
+          setFocusList((n) => n + 1);
         }}
       />
       <ConfirmDialog
@@ -163,7 +177,8 @@ export function MemoriesPage() {
         message={
           <>
             <p>Are you sure you want to delete the memory "{toDelete?.key}"?</p>
-            <p>This action cannot be undone.</p>
+            {/* The first delete is soft; deleting from the deleted view removes it for good. */}
+            <p>{toDelete?.deleted_at ? PERMANENT_DELETE_NOTE : SOFT_DELETE_NOTE}</p>
           </>
         }
         confirmLabel="Delete"
@@ -239,7 +254,9 @@ function EmptyState({ showDeleted, search, onClear }: { showDeleted: boolean; se
   return showDeleted ? (
     <div className="card memories-empty">
       <h2 className="memories-empty-title">No deleted memories found</h2>
-      <p className="muted">You have not deleted any memories, or you have restored all of them.</p>
+      <p className="muted">
+        You have not deleted any memories, or you have restored or permanently deleted all of them.
+      </p>
     </div>
   ) : (
     <div className="card memories-empty">

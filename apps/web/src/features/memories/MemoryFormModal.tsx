@@ -155,7 +155,7 @@ function MemoryFormDialog({
               autoComplete="off"
               spellCheck={false}
               maxLength={MEMORY_URL_MAX}
-              placeholder={window.location.origin}
+              placeholder="https://example.com"
             />
             <Field
               {...form.field('frequency_description')}

@@ -1,6 +1,8 @@
 import { Link } from 'react-router-dom';
+import { usePageTitle } from '../../lib/page-title.tsx';
 
 export function NotFoundPage() {
+  usePageTitle('Page Not Found');
   return (
     <div className="container page centered-page">
       <div className="card centered-card">

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 
-/** A screen whose feature is still being built: the route, guard and layout are already final. */
+/** A screen the app cannot show here: its title, what happened (`children`), and the way home. */
 export function Placeholder({ title, subtitle, children }: { title: string; subtitle: string; children?: ReactNode }) {
   return (
     <div className="container page">
@@ -10,7 +10,6 @@ export function Placeholder({ title, subtitle, children }: { title: string; subt
         <p className="page-subtitle">{subtitle}</p>
       </header>
       <div className="card placeholder-card">
-        <p>This part of Daybook is not available yet. It is coming in an upcoming release.</p>
         {children}
         <Link to="/" className="btn btn-secondary">
           Back to Home

@@ -193,7 +193,7 @@ export function TourPage({ mode, script = TOUR_SCRIPT, clock, random, reducedMot
 
   const stateRef = useRef(state);
   stateRef.current = state;
-  const listRef = useRef<HTMLDivElement>(null);
+  const listRef = useRef<HTMLElement>(null);
   const followRef = useRef(true);
   const continueRef = useRef<HTMLButtonElement>(null);
 
@@ -312,11 +312,18 @@ export function TourPage({ mode, script = TOUR_SCRIPT, clock, random, reducedMot
             </p>
             <TourProgress stageIndex={state.stageIndex} stageCount={state.stageCount} />
           </div>
-          <div ref={listRef} className="tour-scroll" onScroll={onScroll}>
+          <section
+            ref={listRef}
+            className="tour-scroll"
+            onScroll={onScroll}
+            aria-label="Tour messages"
+            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region takes focus so the keyboard can scroll it (WCAG 2.1.1)
+            tabIndex={0}
+          >
             <div className="chat-thread tour-thread">
               <TourTranscript state={state} script={script} />
             </div>
-          </div>
+          </section>
           <p className="visually-hidden" aria-live="polite" aria-atomic="true">
             {announcement}
           </p>

@@ -1,0 +1,148 @@
+// Dates in the chat, in Chromium against the real server: messages stored on different days (set in
+// the database) are separated by Today, Yesterday and dated days in the browser's time zone, one
+// separator per day also when an older page ends mid-day, and each time stamp carries its full date.
+
+import pg from 'pg';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDatabaseUrl } from '../helpers/test-db.ts';
+import { expectAccessible } from './axe.ts';
+import { createInviteLink, launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
+
+/** The browser's zone and "now": Wednesday 18 November 2026, 3 PM in Los Angeles (UTC-8). */
+const ZONE = 'America/Los_Angeles';
+const NOW = new Date('2026-11-18T15:00:00-08:00');
+const EMAIL = 'dora@example.com';
+
+let database: Awaited<ReturnType<typeof createDatabaseUrl>>;
+let app: RunningApp;
+let browser: Browser;
+let page: Page;
+let signupLink = '';
+
+/** The seeded conversation, oldest first: [stored at, text]; human and assistant take turns. */
+const MONDAY = Array.from({ length: 50 }, (_, i): [string, string] => [
+  new Date(Date.parse('2026-11-16T09:00:00-08:00') + i * 60_000).toISOString(),
+  `Monday note ${i + 1}`,
+]);
+const CONVERSATION: Array<[string, string]> = [
+  ['2025-11-17T10:00:00-08:00', 'A year ago: first hello'],
+  ['2025-11-17T10:01:00-08:00', 'A year ago: first answer'],
+  ['2025-11-17T10:02:00-08:00', 'A year ago: second question'],
+  ['2025-11-17T10:03:00-08:00', 'A year ago: second answer'],
+  ...MONDAY,
+  ['2026-11-17T20:00:00-08:00', 'Tuesday evening question'],
+  // 02:30 UTC on the 18th, but still the 17th in Los Angeles.
+  ['2026-11-18T02:30:00Z', 'Tuesday late answer'],
+  ['2026-11-18T09:05:00-08:00', 'Wednesday morning question'],
+  ['2026-11-18T14:58:00-08:00', 'Wednesday afternoon answer'],
+];
+
+async function seed() {
+  const client = new pg.Client({ connectionString: database?.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: number }>('SELECT id FROM users WHERE email = $1', [EMAIL]);
+    const userId = rows[0]?.id;
+    if (userId === undefined) throw new Error('the signed-up user is not in the database');
+    for (const [i, [at, text]] of CONVERSATION.entries()) {
+      const human = i % 2 === 0;
+      await client.query(
+        `INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, created_at)
+         VALUES ($1, 'chat', $2, $3, $4, $5)`,
+        [userId, human ? 'human' : 'assistant', human ? 'message' : 'markdown', text, new Date(at)],
+      );
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+const log = () => page.getByRole('log', { name: 'Messages' });
+const separators = () => log().getByRole('heading', { level: 2 }).allTextContents();
+
+// The messages are written straight into PostgreSQL (CI always has it; without it there is no URL to write to).
+const onPostgres = inject('testDb').kind === 'postgres';
+
+describe.skipIf(!onPostgres)('dates in the chat', () => {
+  beforeAll(async () => {
+    database = await createDatabaseUrl();
+    [app, browser] = await Promise.all([
+      startApp({ DATABASE_URL: database?.url ?? '' }, (run) => {
+        signupLink = createInviteLink(run);
+      }),
+      launchBrowser(),
+    ]);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, timezoneId: ZONE });
+    page = await context.newPage();
+    await signUpInBrowser(page, signupLink, EMAIL, 'days and dates');
+    await seed();
+    // The browser's clock stands still at NOW (timers keep running), so the labels do not depend on the day the test runs.
+    await page.clock.setFixedTime(NOW);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+    await database?.drop();
+  });
+
+  it('separates the days, keeps one separator across pages, and gives each time its full date', async () => {
+    await page.goto(`${app.baseUrl}/chat`);
+    await log().getByText('Wednesday afternoon answer').waitFor();
+    // The first page (the newest 50) starts on Monday.
+    expect(await separators()).toEqual(['Mon 16 November', 'Yesterday', 'Today']);
+    const yesterday = page.locator('.chat-day', { has: page.getByRole('heading', { name: 'Yesterday' }) });
+    expect(await yesterday.locator('.chat-bubble').allTextContents()).toEqual([
+      'Tuesday evening question',
+      'Tuesday late answer',
+    ]);
+
+    // The time stamp: "2:58 PM" shown, the full date as its title and in what screen readers hear.
+    const answer = log().getByRole('article', { name: 'Assistant said' }).filter({ hasText: 'Wednesday afternoon' });
+    const time = answer.locator('time');
+    expect(await time.getAttribute('title')).toBe('Wednesday 18 November 2026 at 2:58 PM');
+    expect(await time.getAttribute('datetime')).toBe('2026-11-18T22:58:00.000Z');
+    expect(await answer.ariaSnapshot()).toContain('Wednesday 18 November 2026 at 2:58 PM');
+    expect(await answer.ariaSnapshot()).not.toContain('- text: 2:58 PM');
+    // Seen: the short time only (the full date's text is clipped to nothing).
+    const fullText = time.getByText('Wednesday 18 November 2026 at 2:58 PM');
+    expect((await fullText.boundingBox())?.width ?? 0).toBeLessThanOrEqual(1);
+    expect((await time.getByText('2:58 PM', { exact: true }).boundingBox())?.width ?? 0).toBeGreaterThan(20);
+    await time.hover();
+    await screenshot(page, 'chat-dates');
+    await expectAccessible(page, 'chat with day separators');
+
+    // Scrolling to the top loads the older page: Monday's messages join Monday, under one separator.
+    await log().evaluate((el) => {
+      el.scrollTop = 0;
+    });
+    await expect
+      .poll(separators, { timeout: 10_000 })
+      .toEqual(['Mon 17 November 2025', 'Mon 16 November', 'Yesterday', 'Today']);
+    const monday = page.locator('.chat-day', { has: page.getByRole('heading', { name: 'Mon 16 November' }) });
+    expect(await monday.locator('.chat-bubble').count()).toBe(50);
+    expect(await monday.locator('.chat-bubble').first().textContent()).toBe('Monday note 1');
+
+    // Scrolled into Monday, its label stays at the top of the list.
+    await page.getByText('Monday note 30', { exact: true }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    const label = monday.getByRole('heading', { name: 'Mon 16 November' });
+    const [labelBox, listBox] = await Promise.all([label.boundingBox(), log().boundingBox()]);
+    expect(Math.round((labelBox?.y ?? 0) - (listBox?.y ?? 0))).toBeLessThanOrEqual(12);
+    expect(await label.isVisible()).toBe(true);
+    await screenshot(page, 'chat-dates-sticky');
+  });
+
+  it('fits a phone', async () => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(`${app.baseUrl}/chat`);
+    await log().getByText('Wednesday afternoon answer').waitFor();
+    expect(await separators()).toEqual(['Mon 16 November', 'Yesterday', 'Today']);
+    const today = log().getByRole('heading', { name: 'Today' });
+    const box = await today.boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 360).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await screenshot(page, 'chat-dates');
+    await expectAccessible(page, 'chat with day separators on a phone');
+  });
+});
