@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { type TServerEvent, ZServerEvent } from '@daybook/contracts';
+import pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
@@ -111,6 +112,32 @@ const logged = (p: Proc, pattern: RegExp) =>
     () => pattern.exec(p.output.join(''))?.[1],
     60_000,
   );
+
+/** The job schedule's state in the database, for a failure message. */
+async function scheduleState(): Promise<string> {
+  const client = new pg.Client({ connectionString: dbUrl });
+  const lines: string[] = [];
+  try {
+    await client.connect();
+    for (const sql of [
+      'SELECT now(), cron_on, maintained_on FROM pgboss.version',
+      'SELECT name, cron, timezone, created_on, updated_on FROM pgboss.schedule',
+      'SELECT name, state, count(*)::int AS n, min(created_on) AS first, max(completed_on) AS last FROM pgboss.job GROUP BY 1, 2 ORDER BY 1, 2',
+      'SELECT daily_message_time, time_zone, created_at FROM users',
+      'SELECT user_id, local_date, created_at FROM daily_messages',
+      `SELECT application_name, state, wait_event_type, wait_event, now() - query_start AS running, left(query, 120) AS query
+         FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`,
+    ]) {
+      const { rows } = await client.query(sql).catch((e: Error) => ({ rows: [{ error: e.message }] }));
+      lines.push(sql.split('\n')[0] ?? sql, ...rows.map((r) => `  ${JSON.stringify(r)}`));
+    }
+  } catch (e) {
+    lines.push(`(could not read the database: ${(e as Error).message})`);
+  } finally {
+    await client.end().catch(() => {});
+  }
+  return lines.join('\n');
+}
 
 /** A browser's cookies and CSRF token, sent to whichever instance a request goes to. */
 class Session {
@@ -395,7 +422,11 @@ describe.runIf(onPostgres)('the compose topology, natively', () => {
         return found.length ? found : undefined;
       },
       150_000,
-    );
+    ).catch(async (err: Error) => {
+      // What the schedule, the queues and the database connections were doing: why nothing came.
+      err.message += `\n${await scheduleState()}`;
+      throw err;
+    });
     expect(daily).toHaveLength(1);
     // Give the other worker's ticks time to (not) write a second one.
     await new Promise((r) => setTimeout(r, 3000));

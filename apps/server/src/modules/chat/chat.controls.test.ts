@@ -57,8 +57,10 @@ describe('Stop', () => {
     const { browser } = await signedInUser(t);
     const [tab, other] = await Promise.all([chatting(browser), chatting(browser)]);
     const id = await ask(tab, 'A slow question');
-    const request = fake.requests.length - 1;
     await tab.next(streamOf(id));
+    // The echo can come before the model has the request; the first streamed piece cannot.
+    const request = fake.requests.findLastIndex((r) => r.stream && r.messages.at(-1)?.content === 'A slow question');
+    expect(request).toBeGreaterThanOrEqual(0);
     tab.send({ message_type: 'stop', reply_to: id });
 
     const [here, there] = (await Promise.all([tab.next(answerTo(id)), other.next(answerTo(id))])) as [Msg, Msg];
