@@ -100,6 +100,11 @@ export const ZErrorEvent = z.object({
     'rate_limited',
     /** A message to /ws/onboarding/ from a user who finished onboarding; the chat takes it. */
     'onboarding_finished',
+    /**
+     * Regenerate/Retry of a message answered since, the conversation having gone on (only a message
+     * without an answer, or whose latest reply is the latest message, is answered again).
+     */
+    'already_answered',
   ]),
   raw_text: z.string(),
 });

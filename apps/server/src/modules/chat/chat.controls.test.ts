@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'v
 import { type FakeOpenAI, startFakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
 import { signedInUser } from '../../test/factories.ts';
 import { type Browser, sameBrowserOn, type TestApp, type TwoInstances, twoInstances } from '../../test/test-app.ts';
-import { UNAVAILABLE } from './chat.service.ts';
+import { ANSWERED_SINCE, UNAVAILABLE } from './chat.service.ts';
 import { type ChatApp, type Client, connect, startChatApp, type } from './chat.test-client.ts';
 
 const SLOW = 'One. Two. Three. Four. Five. Six. Seven. Eight. Nine. Ten. Eleven. Twelve. Thirteen. Fourteen.';
@@ -149,10 +149,18 @@ describe('Regenerate and Retry', () => {
   });
 
   it('waits its turn behind an answer being written', async () => {
+    let down = true;
+    fake.onChat((req) => {
+      const text = String(req.messages.at(-1)?.content);
+      if (/slow/i.test(text)) return { text: SLOW, chunks: 14, delayMs: 150 };
+      return down ? { status: 500, body: '{"error":{"message":"overloaded"}}' } : { text: `You said: ${text}` };
+    });
     const { browser } = await signedInUser(t);
     const tab = await chatting(browser);
     const first = await ask(tab, 'Hello');
-    await tab.next(answerTo(first));
+    expect(await tab.next(type('system_message'))).toMatchObject({ raw_text: UNAVAILABLE, reply_to: first });
+    down = false;
+    // Retry on that note while a later question is being answered.
     const slow = await ask(tab, 'A slow question');
     await tab.next(streamOf(slow));
     tab.send({ message_type: 'regenerate', reply_to: first });
@@ -177,6 +185,47 @@ describe('Regenerate and Retry', () => {
     later.send({ message_type: 'regenerate', reply_to: id });
     expect(await later.next(answerTo(id))).toMatchObject({ raw_text: 'Brunch, then a walk.' });
     expect((await historyOf(browser)).filter((m) => m.author_type === 'human')).toHaveLength(1);
+  });
+
+  it('does not answer again a question answered since, the conversation having gone on (a stale Retry)', async () => {
+    fake.onChat(() => ({ status: 500, body: '{"error":{"message":"overloaded"}}' }));
+    const { browser } = await signedInUser(t);
+    const [tab, other] = await Promise.all([chatting(browser), chatting(browser)]);
+    const id = await ask(tab, 'Plan my Sunday');
+    await tab.next(type('system_message'));
+    fake.onChat((req) => ({ text: `You said: ${req.messages.at(-1)?.content}` }));
+    // Retried in the other tab, and the conversation goes on.
+    other.send({ message_type: 'regenerate', reply_to: id });
+    await tab.next(answerTo(id));
+    const next = await ask(tab, 'Thanks');
+    await tab.next(answerTo(next));
+    const before = fake.requests.length;
+    tab.send({ message_type: 'regenerate', reply_to: id });
+    expect(await tab.next(type('error'))).toMatchObject({ code: 'already_answered', raw_text: ANSWERED_SINCE });
+    expect(fake.requests.slice(before).filter((r) => r.stream)).toEqual([]);
+    expect((await historyOf(browser)).filter((m) => m.reply_to === id).map((m) => m.author_type)).toEqual([
+      'system',
+      'assistant',
+    ]);
+    // The latest answer can still be answered again, and so can its question once more after that.
+    tab.send({ message_type: 'regenerate', reply_to: next });
+    await tab.next(answerTo(next));
+    tab.send({ message_type: 'regenerate', reply_to: next });
+    await tab.next(answerTo(next));
+    expect((await historyOf(browser)).filter((m) => m.reply_to === next)).toHaveLength(3);
+  });
+
+  it('judges a Regenerate when it is sent: a message sent right after it does not make it stale', async () => {
+    const { browser } = await signedInUser(t);
+    const tab = await chatting(browser);
+    const id = await ask(tab, 'Name a colour');
+    await tab.next(answerTo(id));
+    fake.onChat((req) => ({ text: `Again: ${req.messages.at(-1)?.content}`, chunks: 4, delayMs: 50 }));
+    tab.send({ message_type: 'regenerate', reply_to: id });
+    const next = await ask(tab, 'And a number?');
+    expect(await tab.next(answerTo(id), 10_000)).toMatchObject({ raw_text: 'Again: Name a colour' });
+    expect(await tab.next(answerTo(next), 10_000)).toMatchObject({ raw_text: 'Again: And a number?' });
+    expect(tab.events.filter(type('error'))).toEqual([]);
   });
 
   it("refuses another user's message, or one that is not a question, and answers nothing", async () => {

@@ -155,6 +155,29 @@ export function createChatRepo(prisma: PrismaClient, query: Query) {
      * (so a crash meanwhile leaves a note) and reads the `limit` messages before it, oldest first.
      * Null when the user has no such human message on that channel.
      */
+    /**
+     * Whether the human message `id` may be answered again: it has no answer yet, or its latest reply
+     * (answer or note) is the conversation's latest message. Otherwise (answered since, and the
+     * conversation went on) a stale Retry or Regenerate would add a second answer far from it.
+     */
+    async mayAnswerAgain(data: {
+      userId: number;
+      channel: Channel;
+      id: number;
+    }): Promise<'yes' | 'answered' | 'unknown'> {
+      const [row] = await query<{ answered: boolean; latest: boolean }>(
+        `SELECT
+           EXISTS (SELECT 1 FROM chat_messages a WHERE a.user_id = $1 AND a.channel = $2 AND a.id > q.id
+                     AND a.reply_to_id = q.id AND a.author_type = 'assistant') AS answered,
+           (SELECT max(r.id) FROM chat_messages r WHERE r.user_id = $1 AND r.channel = $2 AND r.id > q.id
+              AND r.reply_to_id = q.id)
+             IS NOT DISTINCT FROM (SELECT max(m.id) FROM chat_messages m WHERE m.user_id = $1 AND m.channel = $2) AS latest
+         FROM chat_messages q WHERE q.id = $3 AND q.user_id = $1 AND q.channel = $2 AND q.author_type = 'human'`,
+        [data.userId, data.channel, data.id],
+      );
+      if (!row) return 'unknown';
+      return !row.answered || row.latest ? 'yes' : 'answered';
+    },
     async answerAgain(
       data: { userId: number; channel: Channel; id: number },
       limit: number,

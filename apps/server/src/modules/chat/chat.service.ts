@@ -29,6 +29,8 @@ import type { ChatHub, ChatUser } from './chat.hub.ts';
 import type { Channel, ChatMessageRow, ChatRepo } from './chat.repo.ts';
 
 export const UNAVAILABLE = ASSISTANT_UNAVAILABLE;
+const NOT_FOUND_AGAIN = 'That message could not be found to answer it again.';
+export const ANSWERED_SINCE = 'That message has been answered since, so it is not answered again.';
 export const INTERRUPTED = ANSWER_INTERRUPTED;
 export const QUEUED = 'Waiting: Daybook answers your messages one at a time.';
 export const TOO_MANY_WAITING =
@@ -675,14 +677,24 @@ export function createChatService(deps: {
     }
     const ahead = lane.waiting;
     lane.waiting++;
-    // No echo says so: a tab that connects before the answer's first piece shows Daybook replying.
-    hub.awaitAnswer(user.id, channel, id);
     try {
+      // Judged in arrival order with the messages being stored, not at its turn: a message sent
+      // just after it does not make it stale.
+      const judged = lane.stored.then(() => repo.mayAnswerAgain({ userId: user.id, channel, id }));
+      lane.stored = judged.then(
+        () => {},
+        () => {},
+      );
+      const may = await judged;
+      if (may === 'unknown') return refuse('invalid_message', NOT_FOUND_AGAIN);
+      if (may === 'answered') return refuse('already_answered', ANSWERED_SINCE);
+      // No echo says so: a tab that connects before the answer's first piece shows Daybook replying.
+      hub.awaitAnswer(user.id, channel, id);
       const turn = lane.turns.then(async (): Promise<TServerEvent | null> => {
         const found = await repo.answerAgain({ userId: user.id, channel, id }, CONVERSATION_WINDOW - 1);
         if (!found) {
           hub.answerNotComing(user.id, channel, id);
-          return refuse('invalid_message', 'That message could not be found to answer it again.');
+          return refuse('invalid_message', NOT_FOUND_AGAIN);
         }
         // An answer written meanwhile (to this same message, perhaps) ended its waiting: it waits again.
         if (ahead) hub.awaitAnswer(user.id, channel, id);

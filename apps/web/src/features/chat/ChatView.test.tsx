@@ -1,4 +1,10 @@
-import { ANSWER_INTERRUPTED, DAILY_MESSAGES, type TChatMessage, type TDailyMessage } from '@daybook/contracts';
+import {
+  ANSWER_INTERRUPTED,
+  ASSISTANT_UNAVAILABLE,
+  DAILY_MESSAGES,
+  type TChatMessage,
+  type TDailyMessage,
+} from '@daybook/contracts';
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { createMemoryRouter, RouterProvider } from 'react-router-dom';
@@ -1018,6 +1024,31 @@ describe('answers one at a time', () => {
     // A plain system note has nothing to ask again.
     socket.receive(message({ author_type: 'system', message_type: 'system_message', raw_text: 'FYI', message_id: 12 }));
     expect(log().getAllByRole('button', { name: /Retry/ })).toHaveLength(1);
+  });
+
+  it('takes Retry away once the question is answered (another tab retried), also after a reload', async () => {
+    const question = message({ author_type: 'human', message_type: 'message', raw_text: 'Weather?', message_id: 20 });
+    const note = message({
+      author_type: 'system',
+      message_type: 'system_message',
+      raw_text: ASSISTANT_UNAVAILABLE,
+      message_id: 21,
+      reply_to: 20,
+    });
+    const answer = message({ raw_text: 'Sunny.', message_id: 22, reply_to: 20 });
+    const { connect, log } = setup();
+    const socket = connect([question, note]);
+    expect(log().getByRole('button', { name: 'Retry' })).toBeInTheDocument();
+    // Answered through another tab's Retry: this note has nothing left to retry.
+    socket.receive(answer);
+    expect(log().queryByRole('button', { name: 'Retry' })).not.toBeInTheDocument();
+    // As the history loads after a reload.
+    socket.receive(history([question, note, answer]));
+    expect(log().queryByRole('button', { name: 'Retry' })).not.toBeInTheDocument();
+    // A note that is the latest reply of a question answered before it (a failed Regenerate) keeps it.
+    const again = { ...note, message_id: 23 };
+    socket.receive(history([question, answer, again]));
+    expect(log().getByRole('button', { name: 'Retry' })).toBeInTheDocument();
   });
 });
 

@@ -603,8 +603,17 @@ export function ChatView({
     followRef.current = true;
     setAwaitingReply(true);
   };
+  // The server's rule: a question is answered again while it has no answer, or while its latest
+  // reply is the latest message. A note answered since (Retry in another tab) offers nothing.
+  const answered = useMemo(
+    () => new Set(state.items.flatMap((i) => (i.author_type === 'assistant' && i.reply_to ? [i.reply_to] : []))),
+    [state.items],
+  );
   const canAskAgain = (item: ChatItem) =>
-    item.message_type === 'system_message' && item.reply_to !== undefined && ASK_AGAIN_NOTES.has(item.raw_text);
+    item.message_type === 'system_message' &&
+    item.reply_to !== undefined &&
+    ASK_AGAIN_NOTES.has(item.raw_text) &&
+    (item === lastItem || !answered.has(item.reply_to));
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === 'Escape' && answering) {
