@@ -238,7 +238,7 @@ describe('a turn', () => {
     c.ws.close();
   });
 
-  it('gives up on a model that goes quiet in the middle of its reply', async () => {
+  it('gives up on a model that goes quiet in the middle of its reply, keeping what it wrote', async () => {
     fake.onChat(() => ({ text: 'Let me think about that and', chunks: 3, stallAfterChunks: 1 }));
     const { browser } = await signedInUser(t);
     const c = await connect(browser);
@@ -246,13 +246,18 @@ describe('a turn', () => {
     c.send(say('tell me a long story'));
     const part = await c.next(type('stream'));
     expect(part).toMatchObject({ raw_text: 'Let me th' });
-    // The notice names the abandoned stream, so clients put it in that answer's place.
-    expect(await c.next(type('system_message'), 8000)).toMatchObject({
-      raw_text: UNAVAILABLE,
+    const question = part.message_type === 'stream' ? part.reply_to : undefined;
+    // The text so far ends the stream as its answer (as Stop keeps it); the notice follows, to retry.
+    expect(await c.next(type('markdown'), 8000)).toMatchObject({
+      raw_text: 'Let me th',
       stream_id: part.message_type === 'stream' ? part.stream_id : 'none',
+      reply_to: question,
     });
+    const notice = await c.next(type('system_message'), 8000);
+    expect(notice).toMatchObject({ raw_text: UNAVAILABLE, reply_to: question });
+    expect(notice).not.toHaveProperty('stream_id');
     const history = ZChatHistoryPage.parse((await browser.get('/api/chat/messages/')).json());
-    expect(history.results.map((m) => m.raw_text)).toEqual(['tell me a long story', UNAVAILABLE]);
+    expect(history.results.map((m) => m.raw_text)).toEqual(['tell me a long story', 'Let me th', UNAVAILABLE]);
     c.ws.close();
   });
 

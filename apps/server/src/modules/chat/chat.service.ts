@@ -501,10 +501,14 @@ export function createChatService(deps: {
         failed = true;
         log.warn({ ...modelFailure(err), userId: user.id }, 'model request failed');
         log.debug({ err }, 'model request failed (details)');
-        // Carrying the stream's id, the notice takes the place of a half-streamed answer in open tabs.
+        // What the user already read stays, as Stop keeps it: the text so far is the answer, and the
+        // notice after it offers Retry. With nothing shown, the notice takes the stream's place.
+        const partial = shownSoFar(answer).slice(0, shown).replaceAll(ONBOARDING_DONE, '').trim();
+        if (partial)
+          await say(user.id, channel, 'assistant', 'markdown', partial, { stream_id: streamId, reply_to: replyTo });
         await say(user.id, channel, 'system', 'system_message', UNAVAILABLE, {
           reply_to: replyTo,
-          ...(shown ? { stream_id: streamId } : {}),
+          ...(shown && !partial ? { stream_id: streamId } : {}),
         });
         return { memories, onboardingDone: false, failed: true };
       }
