@@ -132,6 +132,8 @@ describe('Regenerate', () => {
     socket.receive(piece('s2', 'Anoth', 3));
     expect(log().queryByRole('button', { name: 'Regenerate' })).toBeNull();
     expect(stopButton()).toBeInTheDocument();
+    // Focus went with the click to the message box (Escape stops from there), not to the page.
+    expect(screen.getByRole('textbox', { name: 'Message' })).toHaveFocus();
     socket.receive(message({ raw_text: 'Another two', stream_id: 's2', reply_to: 3 }));
     const now = log().getAllByRole('article', { name: 'Assistant said' });
     expect(now).toHaveLength(3);

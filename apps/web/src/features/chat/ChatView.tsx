@@ -166,6 +166,8 @@ function newClientId() {
 
 /** True for a device whose main pointer is precise (mouse, trackpad): focusing a field there opens no keyboard. */
 const hasFinePointer = () => typeof window.matchMedia === 'function' && window.matchMedia('(pointer: fine)').matches;
+const hasCoarsePointer = () =>
+  typeof window.matchMedia === 'function' && window.matchMedia('(pointer: coarse)').matches;
 
 function closeHint(code: number | null) {
   if (code === CLOSE_CODES.policyViolation) return 'Your session may have expired.';
@@ -602,6 +604,9 @@ export function ChatView({
     setAskedAgain((keys) => new Set(keys).add(item.key));
     followRef.current = true;
     setAwaitingReply(true);
+    // The button goes away once the answer begins: focus waits in the message box (Escape stops).
+    // Not on a touch screen, where focusing the box would open the keyboard.
+    if (!hasCoarsePointer()) textareaRef.current?.focus();
   };
   // The server's rule: a question is answered again while it has no answer, or while its latest
   // reply is the latest message. A note answered since (Retry in another tab) offers nothing.
