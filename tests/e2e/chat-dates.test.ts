@@ -130,6 +130,21 @@ describe.skipIf(!onPostgres)('dates in the chat', () => {
     const [labelBox, listBox] = await Promise.all([label.boundingBox(), log().boundingBox()]);
     expect(Math.round((labelBox?.y ?? 0) - (listBox?.y ?? 0))).toBeLessThanOrEqual(12);
     expect(await label.isVisible()).toBe(true);
+    // It is a band as wide as the messages' column, opaque across it: messages scroll under it as
+    // under a header, and none shows through beside the date or under it.
+    const dayBox = await monday.boundingBox();
+    expect(Math.abs((labelBox?.width ?? 0) - (dayBox?.width ?? 0))).toBeLessThanOrEqual(1);
+    const band = labelBox ?? { x: 0, y: 0, width: 0, height: 0 };
+    const onBand = await page.evaluate(
+      ({ x, y, width, height }) =>
+        [x + 2, x + width / 4, x + width / 2, x + width - 2].map(
+          (px) => document.elementFromPoint(px, y + height / 2)?.closest('.chat-day-label') != null,
+        ),
+      band,
+    );
+    expect(onBand).toEqual([true, true, true, true]);
+    const note = await page.getByText('Monday note 30', { exact: true }).boundingBox();
+    expect(note?.y ?? 0).toBeGreaterThanOrEqual(band.y + band.height - 1);
     await screenshot(page, 'chat-dates-sticky');
   });
 
