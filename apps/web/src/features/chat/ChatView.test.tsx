@@ -664,9 +664,12 @@ describe('ChatView', () => {
         return reply(200, { results, has_more: true });
       },
     });
-    const { connect, log } = setup({ path: '/onboarding?message=4' });
+    const { connect, log, router } = setup({ path: '/onboarding?message=4' });
     connect([message({ message_id: 10, raw_text: 'Newest' })], true);
     await waitFor(() => expect(scrolled).toEqual(['message-4']));
+    // Shown once: the address drops it (a reload does not jump back), the highlight stays.
+    await waitFor(() => expect(router.state.location.search).toBe(''));
+    expect(router.state.location.pathname).toBe('/onboarding');
     expect(network.calls('GET /api/chat/messages/').map((r) => new URLSearchParams(r.search).get('before'))).toEqual([
       '10',
       '8',
@@ -688,11 +691,12 @@ describe('ChatView', () => {
 
   it('says so when the linked message is not in this conversation', async () => {
     mockFetch({ 'GET /api/chat/messages/': reply(200, { results: [], has_more: false }) });
-    const { connect } = setup({ path: '/chat?message=999' });
+    const { connect, router } = setup({ path: '/chat?message=999' });
     connect([message({ message_id: 10, raw_text: 'Newest' })]);
     expect(
       await screen.findByText('The message you followed a link to is not in this conversation.'),
     ).toBeInTheDocument();
+    await waitFor(() => expect(router.state.location.search).toBe(''));
   });
 
   it('resends a message the server never got once a new connection is up, and matches its echo', async () => {

@@ -186,12 +186,15 @@ export function ChatView({
   timers = browserTimers,
 }: ChatViewProps) {
   const navigate = useNavigate();
-  const [searchParams] = useSearchParams();
+  const [searchParams, setSearchParams] = useSearchParams();
   const dmid = channel === 'chat' ? searchParams.get('dmid') : null;
   const linked = Number(searchParams.get('message'));
   const dailyTarget = useDailyMessageTarget(dmid);
   // ?message= names a message itself; ?dmid= the chat message that carries that daily message.
-  const highlightId = Number.isSafeInteger(linked) && linked > 0 ? linked : dailyTarget.messageId;
+  const linkedId = Number.isSafeInteger(linked) && linked > 0 ? linked : null;
+  // A ?message= leaves the address once looked for (a reload must not jump back); its highlight stays.
+  const [linkedShown, setLinkedShown] = useState<number | null>(null);
+  const highlightId = linkedId ?? dailyTarget.messageId ?? linkedShown;
   const url = useMemo(() => socketUrl(channel === 'chat' ? '/ws/chat/' : '/ws/onboarding/', { dmid }), [channel, dmid]);
 
   const [state, dispatch] = useReducer(chatReducer, initialChatState);
@@ -500,9 +503,23 @@ export function ChatView({
       highlightSearch.current = { oldest: null, pages: 0 };
     }
     if (highlightId === null || highlightedOnce.current || !state.loaded || loadingOlder || olderFailed) return;
+    const looked = () => {
+      highlightedOnce.current = true;
+      if (highlightId !== linkedId) return;
+      setLinkedShown(highlightId);
+      // Its highlight is the same message under another name: no new search begins.
+      highlightFor.current = linkedId;
+      setSearchParams(
+        (params) => {
+          params.delete('message');
+          return params;
+        },
+        { replace: true, preventScrollReset: true },
+      );
+    };
     const element = document.getElementById(`message-${highlightId}`);
     if (element) {
-      highlightedOnce.current = true;
+      looked();
       followRef.current = false;
       element.scrollIntoView?.({ block: 'center' });
       return;
@@ -516,9 +533,9 @@ export function ChatView({
       void loadOlder();
       return;
     }
-    highlightedOnce.current = true;
+    looked();
     setNotice(MESSAGE_NOT_FOUND);
-  }, [highlightId, state, loadingOlder, loadOlder, olderFailed]);
+  }, [highlightId, linkedId, state, loadingOlder, loadOlder, olderFailed, setSearchParams]);
 
   // ---- the composer and keyboard use ----
   const textareaRef = useRef<HTMLTextAreaElement>(null);
