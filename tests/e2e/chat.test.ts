@@ -333,6 +333,28 @@ it('the chat works on a phone', async () => {
   await answer.getByRole('button', { name: 'Read more...' }).waitFor({ timeout: 15_000 });
   await expectAccessible(phone, 'chat with a folded answer');
   await screenshot(phone, 'chat-long-answer');
+
+  // A table wider than the bubble keeps readable columns and scrolls sideways, as a code block does.
+  const table = [
+    '| Option | Where | When | What it costs |',
+    '| --- | --- | --- | --- |',
+    '| Climbing gym | Northside boulder hall | Saturday morning | 18 euros a session |',
+    '| Coastal walk | From the harbour to the lighthouse | Sunday afternoon | Free |',
+  ].join('\n');
+  fake.onChat(() => ({ text: `Here are the options:\n\n${table}` }));
+  await box.fill('Compare the options');
+  await box.press('Enter');
+  const wrapper = phone.locator('.chat-row-assistant .md-table', { hasText: 'Coastal walk' });
+  await wrapper.waitFor({ timeout: 15_000 });
+  const layout = await wrapper.evaluate((el) => ({
+    scrolls: el.scrollWidth > el.clientWidth + 1,
+    narrowest: Math.min(...[...el.querySelectorAll('th')].map((th) => th.getBoundingClientRect().width)),
+  }));
+  expect(layout.scrolls).toBe(true);
+  expect(layout.narrowest).toBeGreaterThanOrEqual(96);
+  expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  await expectAccessible(phone, 'chat with a wide table on a phone');
+  await screenshot(phone, 'chat-table');
   const wide = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   await wide.context().addCookies(await phone.context().cookies());
   await wide.goto(`${app.baseUrl}/chat`);

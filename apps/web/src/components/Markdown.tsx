@@ -240,9 +240,12 @@ function Pre({ node, children, ...rest }: Props<'pre'>) {
   );
 }
 
+/** A table in a wrapper that scrolls sideways when it is wider than the text, reachable by Tab to scroll with the keys. */
 function Table({ node: _node, children }: Props<'table'>) {
   return (
-    <div className="md-table">
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to be scrolled by keyboard
+    // biome-ignore lint/a11y/useSemanticElements: a fieldset is for form controls; this groups a table
+    <div className="md-table" role="group" aria-label="Table" tabIndex={0}>
       <table>{children}</table>
     </div>
   );
