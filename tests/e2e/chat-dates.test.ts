@@ -109,6 +109,20 @@ describe.skipIf(!onPostgres)('dates in the chat', () => {
     const fullText = time.getByText('Wednesday 18 November 2026 at 2:58 PM');
     expect((await fullText.boundingBox())?.width ?? 0).toBeLessThanOrEqual(1);
     expect((await time.getByText('2:58 PM', { exact: true }).boundingBox())?.width ?? 0).toBeGreaterThan(20);
+    // Selected and copied, the conversation reads as it is seen: "2:58 PM", not the hidden full date glued to it.
+    const copied = await answer.evaluate((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const selection = window.getSelection();
+      selection?.removeAllRanges();
+      selection?.addRange(range);
+      const text = selection?.toString() ?? '';
+      selection?.removeAllRanges();
+      return text;
+    });
+    expect(copied).toContain('Wednesday afternoon answer');
+    expect(copied).toContain('2:58 PM');
+    expect(copied).not.toContain('November');
     await time.hover();
     await screenshot(page, 'chat-dates');
     await expectAccessible(page, 'chat with day separators');
@@ -157,6 +171,19 @@ describe.skipIf(!onPostgres)('dates in the chat', () => {
     const box = await today.boundingBox();
     expect(box && box.x >= 0 && box.x + box.width <= 360).toBe(true);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    // No hover on a touch screen: a tap on a time shows its full date, another tap the time again.
+    const time = log()
+      .getByRole('article', { name: 'Assistant said' })
+      .filter({ hasText: 'Wednesday afternoon' })
+      .locator('time');
+    const shown = time.locator('span[aria-hidden="true"]');
+    expect(await shown.textContent()).toBe('2:58 PM');
+    await time.click();
+    expect(await shown.textContent()).toBe('Wednesday 18 November 2026 at 2:58 PM');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await screenshot(page, 'chat-dates-tapped');
+    await time.click();
+    expect(await shown.textContent()).toBe('2:58 PM');
     await screenshot(page, 'chat-dates');
     await expectAccessible(page, 'chat with day separators on a phone');
   });

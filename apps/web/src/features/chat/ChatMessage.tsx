@@ -188,6 +188,27 @@ function ActionButton({ action, className, children }: { action: AskAgain; class
   );
 }
 
+/**
+ * A message's time: the full date on hover (title), for screen readers (the hidden text, left out
+ * of a copied selection), and on a tap (touch screens have no hover); the day separator shows it too.
+ */
+function TimeStamp({ timestamp, time, full }: { timestamp: string; time: string; full: string }) {
+  const [open, setOpen] = useState(false);
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: keyboard and screen reader users have the full date as text; the tap is for touch
+    // biome-ignore lint/a11y/useKeyWithClickEvents: as above, nothing here needs a key
+    <time
+      dateTime={timestamp}
+      title={full || undefined}
+      className={`chat-time${open ? ' is-open' : ''}`}
+      onClick={() => setOpen((was) => !was)}
+    >
+      <span aria-hidden={full ? true : undefined}>{open && full ? full : time}</span>
+      {full && <span className="visually-hidden chat-time-full">{full}</span>}
+    </time>
+  );
+}
+
 export function ChatMessage({
   item,
   highlighted = false,
@@ -244,11 +265,7 @@ export function ChatMessage({
           {item.timestamp === null ? (
             <span className="chat-sending">{SENDING}</span>
           ) : (
-            // The full date on hover (title) and for screen readers (the hidden text); the day separator shows it too.
-            <time dateTime={item.timestamp} title={full || undefined} className="chat-time">
-              <span aria-hidden={full ? true : undefined}>{time}</span>
-              {full && <span className="visually-hidden">{full}</span>}
-            </time>
+            <TimeStamp timestamp={item.timestamp} time={time} full={full} />
           )}
           {item.queued && <span className="chat-sending"> · {QUEUED}</span>}
           {item.stopped && (
