@@ -142,6 +142,23 @@ describe('Regenerate', () => {
   });
 });
 
+describe('answers to the same question', () => {
+  it('are numbered once there are several, so a regenerated answer reads as one of them', () => {
+    const { connect, log } = setup();
+    connect([
+      human(1, 'Name a colour'),
+      message({ raw_text: 'Blue.', reply_to: 1 }),
+      message({ raw_text: 'Teal.', reply_to: 1 }),
+      human(4, 'Thanks'),
+      message({ raw_text: 'Any time.', reply_to: 4 }),
+    ]);
+    const answers = log().getAllByRole('article', { name: 'Assistant said' });
+    expect(answers[0]).toHaveTextContent('Answer 1 of 2');
+    expect(answers[1]).toHaveTextContent('Answer 2 of 2');
+    expect(answers[2]).not.toHaveTextContent(/Answer \d of/);
+  });
+});
+
 describe('Copy', () => {
   it('copies an answer as markdown and a code block as its code, and says Copied', async () => {
     const writeText = vi.fn(async (_text: string) => {});

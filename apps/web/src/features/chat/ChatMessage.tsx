@@ -16,6 +16,7 @@ export const QUEUED = 'waiting for the answers before it...';
 /** The button on a note in place of an answer: the question is answered again. */
 export const RETRY = 'Retry';
 export const REGENERATE = 'Regenerate';
+export const answerVersion = (n: number, of: number) => `Answer ${n} of ${of}`;
 /** An answer stopped before its first word. */
 export const STOPPED_EMPTY = 'You stopped this answer before it began.';
 /** "Over about 12 lines" of rendered text collapse. */
@@ -216,6 +217,7 @@ export function ChatMessage({
   onRegenerate,
   live = true,
   latest = true,
+  version,
 }: {
   item: ChatItem;
   highlighted?: boolean;
@@ -227,6 +229,8 @@ export function ChatMessage({
   live?: boolean;
   /** The newest message in the list: an answer that streamed in here stays open only while it is. */
   latest?: boolean;
+  /** One of several answers to its question (Regenerate): which one. */
+  version?: { n: number; of: number };
 }) {
   const anchor = item.message_id === null ? undefined : `message-${item.message_id}`;
   if (item.message_type === 'system_message' || (item.message_type === 'redirect' && item.raw_text.trim())) {
@@ -267,6 +271,7 @@ export function ChatMessage({
           ) : (
             <TimeStamp timestamp={item.timestamp} time={time} full={full} />
           )}
+          {version && <span className="chat-version"> · {answerVersion(version.n, version.of)}</span>}
           {item.queued && <span className="chat-sending"> · {QUEUED}</span>}
           {item.stopped && (
             <span className="chat-stopped">

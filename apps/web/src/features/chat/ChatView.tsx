@@ -631,6 +631,19 @@ export function ChatView({
     () => new Set(state.items.flatMap((i) => (i.author_type === 'assistant' && i.reply_to ? [i.reply_to] : []))),
     [state.items],
   );
+  // Several answers to one question (Regenerate): each says which it is, "Answer 2 of 2".
+  const versions = useMemo(() => {
+    const byQuestion = new Map<number, string[]>();
+    for (const i of state.items)
+      if (i.author_type === 'assistant' && i.message_type === 'markdown' && i.reply_to !== undefined)
+        byQuestion.set(i.reply_to, [...(byQuestion.get(i.reply_to) ?? []), i.key]);
+    const found = new Map<string, { n: number; of: number }>();
+    for (const keys of byQuestion.values()) {
+      if (keys.length < 2) continue;
+      for (const [n, key] of keys.entries()) found.set(key, { n: n + 1, of: keys.length });
+    }
+    return found;
+  }, [state.items]);
   const canAskAgain = (item: ChatItem) =>
     item.message_type === 'system_message' &&
     item.reply_to !== undefined &&
@@ -807,6 +820,7 @@ export function ChatView({
                     highlighted={highlightId !== null && item.message_id === highlightId}
                     live={connected}
                     latest={item === lastItem}
+                    version={versions.get(item.key)}
                     onAskAgain={
                       canAskAgain(item)
                         ? {
