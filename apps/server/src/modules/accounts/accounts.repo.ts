@@ -47,6 +47,13 @@ const prismaQuery =
   <T>(text: string, params: unknown[] = []) =>
     prisma.$queryRawUnsafe<T[]>(text, ...params);
 
+/**
+ * How long a rate-limit reservation may wait for a connection, and run. A burst (100 parallel
+ * sign-ins) queues for the pool: Prisma's defaults (2 s, 5 s) answered part of it with 500 on a busy
+ * machine. It waits as long as any slow request would.
+ */
+const RESERVE_TX = { maxWait: 15_000, timeout: 15_000 };
+
 export function createAccountsRepo(prisma: PrismaClient, query: Query = prismaQuery(prisma)) {
   return {
     transaction<T>(fn: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
@@ -202,7 +209,7 @@ export function createAccountsRepo(prisma: PrismaClient, query: Query = prismaQu
         const ids: bigint[] = [];
         for (const { key } of limits) ids.push((await tx.rateLimitHit.create({ data: { key, at } })).id);
         return { ids };
-      });
+      }, RESERVE_TX);
     },
     deleteHits: (ids: bigint[], tx: Tx = prisma) => tx.rateLimitHit.deleteMany({ where: { id: { in: ids } } }),
     clearHits: (key: string, tx: Tx = prisma) => tx.rateLimitHit.deleteMany({ where: { key } }),

@@ -1,7 +1,8 @@
 import { ACCOUNT_EXPORTS_PER_HOUR, DAILY_SEND_NOW_PER_DAY } from '@daybook/contracts';
+import type { Clock } from '../../lib/clock.ts';
 // Sliding-window rate limits: each counted attempt is a row, so limits hold across restarts
 // and across every server instance sharing the database.
-import type { Clock } from '../../lib/clock.ts';
+import { createKeyedLock } from '../../lib/keyed-lock.ts';
 import type { AccountsRepo } from './accounts.repo.ts';
 
 export interface Limit {
@@ -55,16 +56,26 @@ export type Attempt = { allowed: true; hitIds: bigint[] } | { allowed: false; re
 
 export function createRateLimiter({ repo, clock }: { repo: AccountsRepo; clock: Clock }) {
   const since = (limit: Limit, now: Date) => new Date(now.getTime() - limit.windowSec * 1000);
+  // Attempts on one key wait their turn here, each holding no database connection: a burst on one
+  // address or IP otherwise fills the pool with transactions queued on the same advisory lock (which
+  // still orders the instances), until they time out and everyone else's requests wait too.
+  const local = createKeyedLock();
   return {
     /**
      * Counts the attempt against every limit, atomically, when all of them have room. Count before
      * acting, never after: a burst of parallel requests then gets at most `max` through.
      */
     async attempt(...limits: Limit[]): Promise<Attempt> {
-      const now = clock.now();
-      const result = await repo.reserveHits(
-        limits.map((l) => ({ key: l.key, max: l.max, since: since(l, now) })),
-        now,
+      let now = clock.now();
+      const result = await local.run(
+        limits.map((l) => l.key),
+        () => {
+          now = clock.now();
+          return repo.reserveHits(
+            limits.map((l) => ({ key: l.key, max: l.max, since: since(l, now) })),
+            now,
+          );
+        },
       );
       if ('ids' in result) return { allowed: true, hitIds: result.ids };
       const windowSec = limits.find((l) => l.key === result.key)?.windowSec ?? 0;
