@@ -90,8 +90,11 @@ export function createChatHub(bus?: RealtimeBus, now: () => number = Date.now) {
     }
     if ('reply_to' in event && event.reply_to !== undefined) unmarkAwaiting(userId, event.reply_to);
     if (event.message_type === 'stream') {
-      const mine = streams.get(userId) ?? new Map<string, LiveStream>();
-      streams.set(userId, mine);
+      let mine = streams.get(userId);
+      if (!mine) {
+        mine = new Map<string, LiveStream>();
+        streams.set(userId, mine);
+      }
       const live = mine.get(event.stream_id);
       if (live) {
         live.text += event.raw_text;
