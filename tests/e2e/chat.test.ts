@@ -348,7 +348,7 @@ it('the chat works on a phone', async () => {
   await wrapper.waitFor({ timeout: 15_000 });
   const layout = await wrapper.evaluate((el) => ({
     scrolls: el.scrollWidth > el.clientWidth + 1,
-    narrowest: Math.min(...[...el.querySelectorAll('th')].map((th) => th.getBoundingClientRect().width)),
+    narrowest: Math.min(...Array.from(el.querySelectorAll('th'), (th) => th.getBoundingClientRect().width)),
   }));
   expect(layout.scrolls).toBe(true);
   expect(layout.narrowest).toBeGreaterThanOrEqual(96);
