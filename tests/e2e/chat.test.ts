@@ -406,17 +406,19 @@ it('a message sent while an answer streams waits its turn, and a failed answer c
 });
 
 it('signing out in another tab takes the chat to sign in instead of reconnecting', async () => {
-  await page.goto(`${app.baseUrl}/chat`);
-  await page.getByRole('textbox', { name: 'Message', exact: true }).and(page.locator(':enabled')).waitFor();
+  // Each step has its own limit, so a slow one is named rather than the whole test timing out.
+  const step = { timeout: 20_000 };
+  await page.goto(`${app.baseUrl}/chat`, step);
+  await page.getByRole('textbox', { name: 'Message', exact: true }).and(page.locator(':enabled')).waitFor(step);
   // Another tab of the same browser: the same session cookie.
   const tab = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   await tab.addCookies(await page.context().cookies());
   const other = await tab.newPage();
-  await other.goto(`${app.baseUrl}/memories`);
-  await other.getByRole('button', { name: /^Account menu for / }).click();
-  await other.getByRole('button', { name: 'Sign Out' }).click();
+  await other.goto(`${app.baseUrl}/memories`, step);
+  await other.getByRole('button', { name: /^Account menu for / }).click(step);
+  await other.getByRole('button', { name: 'Sign Out' }).click(step);
   // The server closes the chat's socket with its session; the chat checks and goes to sign in.
-  await page.waitForURL((u) => u.pathname === '/auth/login', { timeout: 15_000 });
+  await page.waitForURL((u) => u.pathname === '/auth/login', step);
   expect(new URL(page.url()).searchParams.get('next')).toBe('/chat');
   await tab.close();
-});
+}, 150_000);
