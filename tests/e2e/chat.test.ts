@@ -388,14 +388,16 @@ it('a message sent while an answer streams waits its turn, and a failed answer c
 
   fake.onChat(() => ({ status: 500, body: '{"error":{"message":"overloaded"}}' }));
   await send('Plan my Sunday');
-  const ask = page.getByRole('button', { name: 'Retry' });
+  // The note right under this question (an earlier test's failure, if any, keeps its own Retry).
+  const noteOf = (on: Page) => on.locator('.chat-row-human:has-text("Plan my Sunday") + .chat-system');
+  const ask = noteOf(page).getByRole('button', { name: 'Retry' });
   await ask.waitFor({ timeout: 15_000 });
   await expectAccessible(page, 'chat with Retry');
   await screenshot(page, 'chat-retry');
   const narrow = await browser.newPage({ viewport: { width: 360, height: 780 } });
   await narrow.context().addCookies(await page.context().cookies());
   await narrow.goto(`${app.baseUrl}/chat`);
-  await narrow.getByRole('button', { name: 'Retry' }).waitFor({ timeout: 15_000 });
+  await noteOf(narrow).getByRole('button', { name: 'Retry' }).waitFor({ timeout: 15_000 });
   expect(await narrow.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
   await screenshot(narrow, 'chat-retry');
   await narrow.close();
@@ -406,19 +408,42 @@ it('a message sent while an answer streams waits its turn, and a failed answer c
 });
 
 it('signing out in another tab takes the chat to sign in instead of reconnecting', async () => {
-  // Each step has its own limit, so a slow one is named rather than the whole test timing out.
-  const step = { timeout: 20_000 };
-  await page.goto(`${app.baseUrl}/chat`, step);
-  await page.getByRole('textbox', { name: 'Message', exact: true }).and(page.locator(':enabled')).waitFor(step);
+  // Each step has its own limit, so a slow or stuck one is named rather than the whole test timing out.
+  const limit = { timeout: 20_000 };
+  const step = async <T>(name: string, work: Promise<T>): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`step "${name}" did not finish in 25 s`)), 25_000);
+    });
+    try {
+      return await Promise.race([work, stuck]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  await step('open the chat', page.goto(`${app.baseUrl}/chat`, limit));
+  await step(
+    'wait for the message box',
+    page.getByRole('textbox', { name: 'Message', exact: true }).and(page.locator(':enabled')).waitFor(limit),
+  );
   // Another tab of the same browser: the same session cookie.
-  const tab = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-  await tab.addCookies(await page.context().cookies());
-  const other = await tab.newPage();
-  await other.goto(`${app.baseUrl}/memories`, step);
-  await other.getByRole('button', { name: /^Account menu for / }).click(step);
-  await other.getByRole('button', { name: 'Sign Out' }).click(step);
+  const tab = await step('open a context', browser.newContext({ viewport: { width: 1280, height: 860 } }));
+  await step(
+    'copy the cookies',
+    page
+      .context()
+      .cookies()
+      .then((cookies) => tab.addCookies(cookies)),
+  );
+  const other = await step('open a page', tab.newPage());
+  await step('open memories', other.goto(`${app.baseUrl}/memories`, limit));
+  await step('open the menu', other.getByRole('button', { name: /^Account menu for / }).click(limit));
+  await step('sign out', other.getByRole('button', { name: 'Sign Out' }).click(limit));
   // The server closes the chat's socket with its session; the chat checks and goes to sign in.
-  await page.waitForURL((u) => u.pathname === '/auth/login', step);
+  await step(
+    'chat goes to sign in',
+    page.waitForURL((u) => u.pathname === '/auth/login', limit),
+  );
   expect(new URL(page.url()).searchParams.get('next')).toBe('/chat');
-  await tab.close();
+  await step('close the context', tab.close());
 }, 150_000);

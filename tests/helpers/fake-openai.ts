@@ -183,6 +183,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const server = createServer((req, res) => {
     answer(req, res).catch(() => res.destroy());
   });
+  // Idle connections are the client's to close, as a real provider's long keep-alive leaves them.
+  // Node's 5 s default raced the app's pooled connection on a busy machine: a request sent on a
+  // socket the server was closing failed (ECONNRESET), and with LLM_MAX_RETRIES=0 the chat answered
+  // "unavailable".
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
