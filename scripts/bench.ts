@@ -474,6 +474,10 @@ try {
         p99: percentile(t.server, 99),
         max: Math.max(...t.server),
         totalP99: percentile(t.totals, 99),
+        beforeP50: percentile(t.before, 50),
+        beforeP99: percentile(t.before, 99),
+        afterP50: percentile(t.after, 50),
+        afterP99: percentile(t.after, 99),
         lost: t.server.filter((v) => !Number.isFinite(v)).length,
       });
       // Like the HTTP lines, a median of several short runs: one run's p99 is its 5th-worst turn of 500.
@@ -496,6 +500,10 @@ try {
           }),
         );
         foreignShares.push(chatCpu.foreign, echoCpu.foreign);
+        const run = summary(chat);
+        console.log(
+          `    p99 ${run.p99.toFixed(1)} ms: before the model ${run.beforeP99.toFixed(1)} ms (p50 ${run.beforeP50.toFixed(1)}), after it ${run.afterP99.toFixed(1)} ms (p50 ${run.afterP50.toFixed(1)})`,
+        );
         runs.push({
           daybook: { ...summary(chat), foreignCpu: chatCpu.foreign } as ReturnType<typeof summary>,
           echo: { ...summary(echo), foreignCpu: echoCpu.foreign } as ReturnType<typeof summary>,

@@ -16,7 +16,7 @@ import type { HttpRun, LoadRequest, TurnTimes } from './protocol.ts';
 if (!process.send) throw new Error('run by scripts/bench.ts (forked)');
 const send = (message: object) => process.send?.(message);
 
-const fake = await startFakeOpenAI();
+const fake = await startFakeOpenAI({ keep: 'last' });
 fake.onChat(() => ({ text: 'Sure, here is a short answer.', chunks: 4 }));
 
 const TURN_TIMEOUT_MS = 30_000;
@@ -87,14 +87,17 @@ function openSocket(url: string, headers: Record<string, string>, waitForFrame: 
   });
 }
 
+/** One turn's times in ms; `before` and `after` split the server's part at the model. */
+type Turn = { total: number; server: number; before: number; after: number };
+
 /** Daybook: total turn time, and the server's share (frame sent → model request; model done → reply). */
-function chatTurn(ws: WebSocket, text: string): Promise<{ total: number; server: number }> {
+function chatTurn(ws: WebSocket, text: string): Promise<Turn> {
   const start = now();
   return new Promise((resolve) => {
     // A reply that never comes is a lost turn (NaN), not a benchmark that never ends.
     const timer = setTimeout(() => {
       ws.off('message', onMessage);
-      resolve({ total: Number.NaN, server: Number.NaN });
+      resolve({ total: Number.NaN, server: Number.NaN, before: Number.NaN, after: Number.NaN });
     }, TURN_TIMEOUT_MS);
     const onMessage = (data: WebSocket.RawData) => {
       if (JSON.parse(data.toString()).message_type !== 'markdown') return;
@@ -106,7 +109,8 @@ function chatTurn(ws: WebSocket, text: string): Promise<{ total: number; server:
       const server = t
         ? performance.timeOrigin + t.receivedAt - start + (end - (performance.timeOrigin + t.finishedAt))
         : Number.NaN;
-      resolve({ total: end - start, server });
+      const before = t ? performance.timeOrigin + t.receivedAt - start : Number.NaN;
+      resolve({ total: end - start, server, before, after: server - before });
     };
     ws.on('message', onMessage);
     ws.send(JSON.stringify({ author_type: 'human', message_type: 'message', raw_text: text }));
@@ -114,7 +118,7 @@ function chatTurn(ws: WebSocket, text: string): Promise<{ total: number; server:
 }
 
 /** The bare echo server: the round trip of the same frame. */
-function echoTurn(ws: WebSocket, text: string): Promise<{ total: number; server: number }> {
+function echoTurn(ws: WebSocket, text: string): Promise<Turn> {
   const frame = JSON.stringify({ author_type: 'human', message_type: 'message', raw_text: text });
   const start = now();
   return new Promise((resolve) => {
@@ -122,7 +126,7 @@ function echoTurn(ws: WebSocket, text: string): Promise<{ total: number; server:
       if (data.toString() !== frame) return;
       ws.off('message', onMessage);
       const total = now() - start;
-      resolve({ total, server: total });
+      resolve({ total, server: total, before: total, after: 0 });
     };
     ws.on('message', onMessage);
     ws.send(frame);
@@ -137,13 +141,23 @@ async function conversation(req: Extract<LoadRequest, { type: 'chat' | 'echo' }>
   const count = isChat ? req.cookies.length : req.users;
   const sockets = await Promise.all(Array.from({ length: count }, (_, i) => openSocket(req.wsUrl, headers(i), isChat)));
   const turn = isChat ? chatTurn : echoTurn;
-  // One unmeasured turn per user first: the numbers describe a warm server, not JIT compilation.
-  for (const [i, ws] of sockets.entries()) await turn(ws, `Warm-up from user ${i} (${req.type})`);
+  // One unmeasured turn per user first, paced as the measured ones: the numbers describe a warm
+  // server (compiled code, and as many database connections as this load keeps busy), as a server
+  // that has been answering for a while is. One at a time, the turns warmed a single connection,
+  // and the measured turns paid for opening the rest.
+  await Promise.all(
+    sockets.map(async (ws, i) => {
+      await sleep(Math.random() * req.thinkMs);
+      await turn(ws, `Warm-up from user ${i} (${req.type})`);
+    }),
+  );
   // This process held every latency of the HTTP runs before: a collection of that heap in the middle
   // of the turns would be counted as the server's time (a first chat run after them measured 128 ms).
   (globalThis as { gc?: () => void }).gc?.();
   const totals: number[] = [];
   const server: number[] = [];
+  const before: number[] = [];
+  const after: number[] = [];
   await Promise.all(
     sockets.map(async (ws, i) => {
       await sleep(Math.random() * req.thinkMs);
@@ -152,11 +166,13 @@ async function conversation(req: Extract<LoadRequest, { type: 'chat' | 'echo' }>
         const t = await turn(ws, `Message ${n} from user ${i}: what should I read this week?`);
         totals.push(t.total);
         server.push(t.server);
+        before.push(t.before);
+        after.push(t.after);
       }
     }),
   );
   for (const ws of sockets) ws.close();
-  return { totals, server };
+  return { totals, server, before, after };
 }
 
 let idle: WebSocket[] = [];

@@ -48,6 +48,9 @@ export interface HttpRun {
 export interface TurnTimes {
   totals: number[];
   server: number[];
+  /** The server's part split at the model: message sent → model asked, and model done → reply received. */
+  before: number[];
+  after: number[];
 }
 
 export interface IdleSockets {

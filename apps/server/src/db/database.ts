@@ -104,7 +104,10 @@ export function pgConnection(client: pg.ClientBase): SqlConnection {
 async function postgresDriver(url: string): Promise<Driver> {
   // UTC sessions: column defaults (CURRENT_TIMESTAMP into `timestamp`) are then written in UTC, as
   // every read assumes, whatever time zone the server is set to.
-  const pool = new pg.Pool({ connectionString: url, max: 10, options: '-c TimeZone=UTC' });
+  // Idle connections stay 5 minutes (pg's default is 10 s): a quiet spell between bursts of chat
+  // would otherwise cost new backends (a fork, a login, cold caches, every prepared statement
+  // planned again) in the middle of the next burst.
+  const pool = new pg.Pool({ connectionString: url, max: 10, idleTimeoutMillis: 300_000, options: '-c TimeZone=UTC' });
   // An idle client losing its server must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });

@@ -1,7 +1,7 @@
 // A chat socket lives as long as its session and its connection: signing out, a password change or
 // reset, expiry and deactivation close it with 1008; a connection that stops answering pings is
 // dropped and frees its slot; malformed frames are the client's fault in the logs.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import type { FakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
 import { PASSWORD, randomIp, signedInUser } from '../../test/factories.ts';
 import { Browser, type TestApp } from '../../test/test-app.ts';
@@ -125,6 +125,60 @@ describe('a socket and its session', () => {
     const chat = await chatting(browser);
     await t.database.db.prisma.user.update({ where: { id: userId }, data: { isActive: false } });
     expect(await closeCode(chat)).toBe(1008);
+  });
+});
+
+// Frames ask the session cache when it is on (PostgreSQL): its copy must end with the session.
+describe.runIf(inject('testDb').kind === 'postgres')('a socket and its session, with the session cache on', () => {
+  let cached: ChatApp;
+  beforeAll(async () => {
+    cached = await startChatApp(
+      { SESSION_CACHE_SECONDS: '60', CHAT_PING_INTERVAL_MS: '60000' },
+      { clock: { now: () => new Date(Date.now() + offsetMs) } },
+    );
+    cached.fake.onChat((req) => ({ text: `You said: ${req.messages.at(-1)?.content}` }));
+    cached.fake.onJson(() => ({ text: '{"operations":[]}' }));
+  });
+  afterAll(() => cached.close());
+
+  /** A socket whose session this instance has cached: a first message was answered. */
+  async function warm() {
+    const { browser, userId } = await signedInUser(cached.t);
+    const c = await connect(cached.wsBase, browser, '/ws/chat/');
+    await c.next(type('history'));
+    c.say('first');
+    await c.next(type('markdown'));
+    const human = () => cached.t.database.db.prisma.chatMessage.count({ where: { userId, authorType: 'human' } });
+    expect(await human()).toBe(1);
+    return { c, userId, human };
+  }
+
+  it('refuses the next frame once another process deleted the session, and stores nothing', async () => {
+    const { c, userId, human } = await warm();
+    // Written straight to the database, as another instance's sign-out would be.
+    await cached.t.database.db.query('DELETE FROM sessions WHERE user_id = $1', [userId]);
+    // The notice reaches this instance's copy within milliseconds; a frame after it must not pass.
+    await new Promise((r) => setTimeout(r, 200));
+    c.say('after the sign-out');
+    expect(await closeCode(c)).toBe(1008);
+    expect(await human()).toBe(1);
+  });
+
+  it('refuses the next frame once the account is deactivated elsewhere', async () => {
+    const { c, userId, human } = await warm();
+    await cached.t.database.db.query('UPDATE users SET is_active = false WHERE id = $1', [userId]);
+    await new Promise((r) => setTimeout(r, 200));
+    c.say('after the deactivation');
+    expect(await closeCode(c)).toBe(1008);
+    expect(await human()).toBe(1);
+  });
+
+  it('refuses the next frame once the cached session has expired, without any notice', async () => {
+    const { c, human } = await warm();
+    offsetMs = 15 * 24 * 3600 * 1000;
+    c.say('am I still signed in?');
+    expect(await closeCode(c)).toBe(1008);
+    expect(await human()).toBe(1);
   });
 });
 
