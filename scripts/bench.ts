@@ -601,9 +601,10 @@ try {
           `chat, run ${round} of ${S.runs}: ${S.chatUsers} users, ${S.turns} turns each, ~${S.thinkMs} ms between a user's messages; then ${old ? `the build at ${S.baseline}, ` : ''}the bare ws echo`,
         );
         // Taking turns at going first, so a slow minute of the machine does not always fall on one.
-        const oldFirst = old && round % 2 === 0 ? await chatOn({ ...old, cookies: old.seeded.clones }) : null;
+        const oldOnce = () => (old ? chatOn({ ...old, cookies: old.seeded.clones }) : null);
+        const oldFirst = round % 2 === 0 ? await oldOnce() : null;
         const { value: chat, cpu: chatCpu } = await chatOn({ wsUrl, origin, cookies: chatCookies });
-        const oldChat = oldFirst ?? (old ? await chatOn({ ...old, cookies: old.seeded.clones }) : null);
+        const oldChat = oldFirst ?? (await oldOnce());
         const { value: echo, cpu: echoCpu } = await measure(() =>
           ask<TurnTimes>({
             type: 'echo',
@@ -615,12 +616,14 @@ try {
           }),
         );
         foreignShares.push(chatCpu.foreign, echoCpu.foreign);
-        split('this build', summary(chat));
-        if (oldChat) split(`at ${S.baseline}`, summary(oldChat.value));
+        const ours = summary(chat);
+        const theirs = oldChat ? summary(oldChat.value) : null;
+        split('this build', ours);
+        if (theirs) split(`at ${S.baseline}`, theirs);
         runs.push({
-          daybook: { ...summary(chat), foreignCpu: chatCpu.foreign } as ReturnType<typeof summary>,
+          daybook: { ...ours, foreignCpu: chatCpu.foreign } as ReturnType<typeof summary>,
           echo: { ...summary(echo), foreignCpu: echoCpu.foreign } as ReturnType<typeof summary>,
-          ...(oldChat ? { baseline: summary(oldChat.value) } : {}),
+          ...(theirs ? { baseline: theirs } : {}),
         });
       }
       await old?.stop();

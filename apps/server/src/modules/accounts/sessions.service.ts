@@ -49,19 +49,24 @@ export function createSessionsService({
     for (const listener of listeners) listener(what);
   };
 
+  /** The session and its user: this process's copy unless `fresh`, else the database's (then kept). */
+  async function sessionRow(id: string, fresh: boolean) {
+    let row = fresh ? undefined : cache?.get(id);
+    if (!row) {
+      const ticket = cache?.ticket() ?? 0;
+      // One round trip: the session and its user (see AccountsRepo.findSessionWithUser).
+      row = (await repo.findSessionWithUser(id)) ?? undefined;
+      // Unknown keys are not cached: made-up cookies would fill the cache.
+      if (row) cache?.put(ticket, id, row);
+    }
+    return row;
+  }
+
   return {
     /** `fresh`: read the database, whatever is cached (requests that change something). */
     async load(key: string | undefined, { fresh = true }: { fresh?: boolean } = {}): Promise<LoadedSession | null> {
       if (!key || key.length > 100) return null;
-      const id = hashKey(key);
-      let row = fresh ? undefined : cache?.get(id);
-      if (!row) {
-        const ticket = cache?.ticket() ?? 0;
-        // One round trip: the session and its user (see AccountsRepo.findSessionWithUser).
-        row = (await repo.findSessionWithUser(id)) ?? undefined;
-        // Unknown keys are not cached: made-up cookies would fill the cache.
-        if (row) cache?.put(ticket, id, row);
-      }
+      const row = await sessionRow(hashKey(key), fresh);
       if (!row || row.expiresAt <= clock.now()) return null;
       const user = row.user;
       // A deactivated user's session ends with the deactivation.
@@ -99,12 +104,7 @@ export function createSessionsService({
      */
     async isLive(id: string): Promise<boolean> {
       if (!cache?.active) return repo.isSessionLive(id, clock.now());
-      let row = cache.get(id);
-      if (!row) {
-        const ticket = cache.ticket();
-        row = (await repo.findSessionWithUser(id)) ?? undefined;
-        if (row) cache.put(ticket, id, row);
-      }
+      const row = await sessionRow(id, false);
       return Boolean(row?.user?.isActive) && (row?.expiresAt ?? new Date(0)) > clock.now();
     },
 

@@ -153,22 +153,16 @@ describe.runIf(inject('testDb').kind === 'postgres')('a socket and its session, 
     return { c, userId, human };
   }
 
-  it('refuses the next frame once another process deleted the session, and stores nothing', async () => {
+  // Written straight to the database, as another instance's sign-out or deactivation would be.
+  it.each([
+    ['another process deleted the session', 'DELETE FROM sessions WHERE user_id = $1'],
+    ['the account is deactivated elsewhere', 'UPDATE users SET is_active = false WHERE id = $1'],
+  ])('refuses the next frame once %s, and stores nothing', async (_what, sql) => {
     const { c, userId, human } = await warm();
-    // Written straight to the database, as another instance's sign-out would be.
-    await cached.t.database.db.query('DELETE FROM sessions WHERE user_id = $1', [userId]);
+    await cached.t.database.db.query(sql, [userId]);
     // The notice reaches this instance's copy within milliseconds; a frame after it must not pass.
     await new Promise((r) => setTimeout(r, 200));
-    c.say('after the sign-out');
-    expect(await closeCode(c)).toBe(1008);
-    expect(await human()).toBe(1);
-  });
-
-  it('refuses the next frame once the account is deactivated elsewhere', async () => {
-    const { c, userId, human } = await warm();
-    await cached.t.database.db.query('UPDATE users SET is_active = false WHERE id = $1', [userId]);
-    await new Promise((r) => setTimeout(r, 200));
-    c.say('after the deactivation');
+    c.say('after the change');
     expect(await closeCode(c)).toBe(1008);
     expect(await human()).toBe(1);
   });
