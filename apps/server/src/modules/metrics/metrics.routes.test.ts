@@ -115,10 +115,13 @@ describe('metrics on', () => {
     await client.next(type('markdown'), 10_000);
     // Learning from the message (a tool call, which reports usage) follows the answer.
     await until('learning to call the model', () => fake.requests.slice(learned).some((r) => !r.stream));
-    const after = await until('the tool call to be counted', async () => {
+    // A call is counted when it starts and its tokens when its answer arrives: wait for both.
+    const after = await until('the tool call and its tokens to be counted', async () => {
       const out = await scrape();
-      return count(out, 'daybook_model_calls_total', { operation: 'tool' }) >
-        count(before, 'daybook_model_calls_total', { operation: 'tool' })
+      const grew = (name: string, labels: Record<string, string>) =>
+        count(out, name, labels) > count(before, name, labels);
+      return grew('daybook_model_calls_total', { operation: 'tool' }) &&
+        grew('daybook_model_tokens_total', { operation: 'tool', type: 'completion' })
         ? out
         : null;
     });
