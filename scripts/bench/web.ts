@@ -89,7 +89,8 @@ async function launchChromium(): Promise<{ port: number; browserUrl: string; clo
       child.kill('SIGTERM');
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
       if (child.exitCode === null) child.kill('SIGKILL');
-      await rm(profile, { recursive: true, force: true });
+      // Chromium's helpers may still be writing the profile a moment after it exits.
+      await rm(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     },
   };
 }
@@ -104,6 +105,8 @@ export interface LighthouseRun {
   cls: number;
   /** The page as it ended (JPEG), to look at; not kept in the results file. */
   screenshot?: Buffer;
+  /** Lighthouse's whole report (JSON), to see where the time went; not kept in the results file. */
+  report?: string;
 }
 
 function screenshotOf(details: unknown): Buffer | undefined {
@@ -155,6 +158,7 @@ export async function lighthouseRun(url: string, cookies: Record<string, string>
       tbtMs: metric('total-blocking-time'),
       cls: metric('cumulative-layout-shift'),
       screenshot: screenshotOf(lhr.audits['final-screenshot']?.details),
+      report: JSON.stringify(lhr),
     };
   } finally {
     await chromium.close();

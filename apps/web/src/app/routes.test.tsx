@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { SiteState } from '../lib/site.tsx';
 import { mockFetch, reply, USER_ME } from '../test/fetch.ts';
 import { renderRoutes, SITE, signedIn } from '../test/render.tsx';
-import { routes } from './routes.tsx';
+import { routes, signedInOnly } from './routes.tsx';
 
 describe('the route table', () => {
   beforeEach(() => {
@@ -35,6 +35,20 @@ describe('the route table', () => {
     await waitFor(() => expect(document.title).toBe(title));
     // The first page is not announced: the browser reads a loaded page's title itself.
     expect(screen.getByTestId('page-announcer')).toBeEmptyDOMElement();
+  });
+
+  it.each([
+    ['/chat', true],
+    ['/memories', true],
+    ['/resources/research/7', true],
+    ['/admin', true],
+    ['/', false],
+    ['/auth/login', false],
+    ['/guest-tour', false],
+    ['/auth/verify-email/abc', false],
+    ['/ana-lima', false],
+  ])('knows whether %s is a page only signed-in users see (%s)', (path, only) => {
+    expect(signedInOnly(path)).toBe(only);
   });
 
   it('signed-in pages have theirs too', async () => {

@@ -1,5 +1,5 @@
 import { lazy, type ReactNode, Suspense } from 'react';
-import type { RouteObject } from 'react-router-dom';
+import { matchRoutes, type RouteObject } from 'react-router-dom';
 import { Loading } from '../components/Loading.tsx';
 import { LoginAlias } from '../features/auth/LoginAlias.tsx';
 import { LoginPage } from '../features/auth/LoginPage.tsx';
@@ -67,7 +67,9 @@ const later = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Susp
 /** The page's own document title (the about and not-found pages set theirs). */
 const titled = (title: string, node: ReactNode) => <Titled title={title}>{node}</Titled>;
 
-const signedIn = (node: ReactNode) => <RouteGuard requireAuth>{node}</RouteGuard>;
+/** Marks the routes only signed-in users see. */
+const SIGNED_IN = { signedIn: true };
+const signedIn = (node: ReactNode) => ({ element: <RouteGuard requireAuth>{node}</RouteGuard>, handle: SIGNED_IN });
 const anonymous = (node: ReactNode) => <RouteGuard anonymousOnly>{node}</RouteGuard>;
 
 /** Every route of the spec's route table. */
@@ -91,24 +93,29 @@ export const routes: RouteObject[] = [
         path: '/auth/reset-password/:key',
         element: anonymous(titled('Choose a New Password', later(<ResetPasswordPage />))),
       },
-      { path: '/auth/change-password', element: signedIn(titled('Change Password', later(<ChangePasswordPage />))) },
+      { path: '/auth/change-password', ...signedIn(titled('Change Password', later(<ChangePasswordPage />))) },
       { path: '/login', element: <LoginAlias /> },
-      { path: '/profile', element: signedIn(titled('Your Account', later(<ProfilePage />))) },
-      { path: '/chat', element: signedIn(titled('Chat', later(<ChatScreen />))) },
+      { path: '/profile', ...signedIn(titled('Your Account', later(<ProfilePage />))) },
+      { path: '/chat', ...signedIn(titled('Chat', later(<ChatScreen />))) },
       { path: '/guest-tour', element: titled('Guest Tour', later(<GuestTourScreen />)) },
-      { path: '/demo-tour', element: signedIn(titled('Demo Tour', later(<DemoTourScreen />))) },
-      { path: '/onboarding', element: signedIn(titled('Onboarding', later(<OnboardingScreen />))) },
-      { path: '/memories', element: signedIn(titled('Memories', later(<MemoriesPage />))) },
-      { path: '/resources', element: signedIn(titled('Resources', later(<ResourcesPage />))) },
-      { path: '/resources/daily-message/:id', element: signedIn(titled('Daily Message', later(<DailyMessagePage />))) },
-      { path: '/resources/research/:id', element: signedIn(titled('Web Research Report', later(<ResearchPage />))) },
+      { path: '/demo-tour', ...signedIn(titled('Demo Tour', later(<DemoTourScreen />))) },
+      { path: '/onboarding', ...signedIn(titled('Onboarding', later(<OnboardingScreen />))) },
+      { path: '/memories', ...signedIn(titled('Memories', later(<MemoriesPage />))) },
+      { path: '/resources', ...signedIn(titled('Resources', later(<ResourcesPage />))) },
+      { path: '/resources/daily-message/:id', ...signedIn(titled('Daily Message', later(<DailyMessagePage />))) },
+      { path: '/resources/research/:id', ...signedIn(titled('Web Research Report', later(<ResearchPage />))) },
       {
         path: '/accounts/3rdparty',
-        element: signedIn(titled('Calendar Connections', later(<CalendarConnectionsRedirect />))),
+        ...signedIn(titled('Calendar Connections', later(<CalendarConnectionsRedirect />))),
       },
-      { path: '/admin', element: signedIn(titled('Admin', later(<AdminPage />))) },
+      { path: '/admin', ...signedIn(titled('Admin', later(<AdminPage />))) },
       { path: '/:slug', element: later(<CreatorRoute />) },
       { path: '*', element: <NotFoundPage /> },
     ],
   },
 ];
+
+/** Whether `pathname` is a page only signed-in users see (main.tsx asks for the account early there). */
+export function signedInOnly(pathname: string): boolean {
+  return matchRoutes(routes, pathname)?.some((match) => match.route.handle === SIGNED_IN) ?? false;
+}

@@ -6,12 +6,24 @@ export type SiteState = { status: 'loading' } | { status: 'ready'; site: TSiteIn
 
 const SiteContext = createContext<SiteState>({ status: 'loading' });
 
+const loadSite = (signal?: AbortSignal) => apiRequest('/api/site/', ZSiteInfo, { signal });
+let early: Promise<TSiteInfo> | null = null;
+
+/** Asks for the site's details before React starts (main.tsx); the provider takes this answer once. */
+export function loadSiteEarly() {
+  early ??= loadSite();
+  // Handled where it is taken; this only keeps a failure before then from counting as unhandled.
+  early.catch(() => {});
+}
+
 export function SiteProvider({ children, initial }: { children: ReactNode; initial?: SiteState }) {
   const [state, setState] = useState<SiteState>(initial ?? { status: 'loading' });
   useEffect(() => {
     if (initial) return;
     const controller = new AbortController();
-    apiRequest('/api/site/', ZSiteInfo, { signal: controller.signal })
+    const request = early ?? loadSite(controller.signal);
+    early = null;
+    request
       .then((site) => setState({ status: 'ready', site }))
       .catch((err: Error) => {
         if (err.name !== 'AbortError') setState({ status: 'error' });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { routes } from '../../app/routes.tsx';
 import { deferred, type Handler, mockFetch, type Reply, reply, USER_ME } from '../../test/fetch.ts';
 import { anonymous, renderRoutes, signedIn } from '../../test/render.tsx';
-import { REMINDER_DISMISSED_KEY } from './email-verification.tsx';
+import { checkAccountEarly, REMINDER_DISMISSED_KEY } from './email-verification.tsx';
 
 const ME = 'GET /api/users/me/';
 const RESEND = 'POST /api/auth/verification/resend/';
@@ -17,14 +17,20 @@ function start({
   resend = reply(200, { sent: true, detail: 'Sent.' }),
   path = '/',
   auth = signedIn,
+  strict = false,
+  early = false,
 }: {
   me?: Handler;
   resend?: Handler;
   path?: string;
   auth?: typeof signedIn | typeof anonymous;
+  strict?: boolean;
+  /** The account is asked before React renders, as main.tsx does. */
+  early?: boolean;
 } = {}) {
   const network = mockFetch({ [ME]: me, [RESEND]: resend });
-  const app = renderRoutes(routes, { path, auth });
+  if (early) checkAccountEarly();
+  const app = renderRoutes(routes, { path, auth, strict });
   return { ...network, ...app };
 }
 
@@ -152,6 +158,52 @@ describe('the email verification reminder', () => {
     expect(await screen.findByRole('link', { name: 'Get Started' })).toBeInTheDocument();
     expect(visitor.calls(ME)).toHaveLength(0);
     expect(reminder()).not.toBeInTheDocument();
+  });
+
+  it('shows a signed-in page together with the reminder, never pushed down by it', async () => {
+    const answer = deferred<Reply>();
+    start({ path: '/auth/change-password', me: () => answer.promise });
+    // The session is known; the page waits (showing nothing new) for the account.
+    await screen.findByRole('navigation', { name: 'Main' });
+    await act(() => Promise.resolve());
+    expect(screen.queryByRole('heading', { name: 'Change Password' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('status')).not.toBeInTheDocument();
+    answer.resolve(reply(200, UNVERIFIED));
+    expect(await screen.findByRole('heading', { name: 'Change Password' })).toBeInTheDocument();
+    expect(reminder()).toBeInTheDocument();
+  });
+
+  it('shows a signed-in page when the account cannot be read, without the reminder', async () => {
+    start({
+      path: '/auth/change-password',
+      me: reply(500, { error: 'Internal server error', code: 'internal_error' }),
+    });
+    expect(await screen.findByRole('heading', { name: 'Change Password' })).toBeInTheDocument();
+    expect(reminder()).not.toBeInTheDocument();
+  });
+
+  it('shows the page and the reminder in StrictMode (an aborted first check does not end the wait)', async () => {
+    const { calls } = start({ path: '/auth/change-password', strict: true });
+    expect(await screen.findByRole('heading', { name: 'Change Password' })).toBeInTheDocument();
+    expect(reminder()).toBeInTheDocument();
+    expect(calls(ME).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('takes the answer asked before React rendered, once, when it is the signed-in user’s', async () => {
+    const { calls } = start({ early: true, path: '/auth/change-password' });
+    expect(await screen.findByRole('heading', { name: 'Change Password' })).toBeInTheDocument();
+    expect(reminder()).toHaveTextContent(TEXT);
+    expect(calls(ME)).toHaveLength(1);
+  });
+
+  it.each([
+    ['for someone else', reply(200, { ...UNVERIFIED, id: 2, email: 'kim@example.com' })],
+    ['a failure (asked while signed out)', reply(403, { error: 'Not signed in.', code: 'not_authenticated' })],
+  ])('asks again when the early answer was %s', async (_, first) => {
+    let asked = 0;
+    const { calls } = start({ early: true, me: () => (asked++ === 0 ? first : reply(200, UNVERIFIED)) });
+    expect(await screen.findByRole('region', { name: 'Email verification' })).toHaveTextContent(TEXT);
+    expect(calls(ME)).toHaveLength(2);
   });
 
   it('stays away when the account cannot be read', async () => {

@@ -59,12 +59,18 @@ interface EmailVerificationValue {
   email: string;
   /** A verification link just worked: the reminder goes, and the account is checked again. */
   verified(): void;
+  /**
+   * A user is signed in and their account has not answered yet. Signed-in pages wait for it, so that
+   * the reminder and the page appear together instead of the reminder pushing a shown page down.
+   */
+  checking: boolean;
 }
 
 const EmailVerificationContext = createContext<EmailVerificationValue>({
   unverifiedUser: null,
   email: '',
   verified: () => {},
+  checking: false,
 });
 
 export const useEmailVerification = () => useContext(EmailVerificationContext);
@@ -72,7 +78,33 @@ export const useEmailVerification = () => useContext(EmailVerificationContext);
 interface Account {
   user: string;
   email: string;
-  verified: boolean;
+  /** null: the account could not be asked (no reminder then). */
+  verified: boolean | null;
+}
+
+let early: ReturnType<typeof getMe> | null = null;
+
+/**
+ * Asks for the account before React has rendered its user (main.tsx): alongside the session check on
+ * a page only signed-in users see, else once the session names a user. Signed-in pages wait for this
+ * answer (see `checking`).
+ */
+export function checkAccountEarly() {
+  if (early) return;
+  early = getMe();
+  // Handled where it is taken; this only keeps a failure before then from counting as unhandled.
+  early.catch(() => {});
+}
+
+/** The early answer if it is this user's (the session may have changed since), else a new request. */
+function accountOf(user: string, signal: AbortSignal) {
+  const taken = early;
+  early = null;
+  if (!taken) return getMe(signal);
+  return taken.then(
+    (me) => (String(me.id) === user ? me : getMe(signal)),
+    () => getMe(signal),
+  );
 }
 
 /**
@@ -89,7 +121,7 @@ export function EmailVerificationProvider({ children }: { children: ReactNode })
   useEffect(() => {
     if (user === null) return;
     const controller = new AbortController();
-    getMe(controller.signal)
+    accountOf(user, controller.signal)
       .then((me) => {
         setAccount({ user, email: me.email, verified: me.email_verified });
         // A user without a time zone gets this device's (once; the daily message is delivered by it).
@@ -97,6 +129,9 @@ export function EmailVerificationProvider({ children }: { children: ReactNode })
       })
       .catch(() => {
         // No answer, no reminder: the profile page still shows the state of the address.
+        if (!controller.signal.aborted) {
+          setAccount((current) => (current?.user === user ? current : { user, email: '', verified: null }));
+        }
       });
     return () => controller.abort();
   }, [user, checks]);
@@ -106,10 +141,16 @@ export function EmailVerificationProvider({ children }: { children: ReactNode })
     setChecks((n) => n + 1);
   }, []);
 
-  const unverified = account !== null && account.user === user && !account.verified;
+  const unverified = account !== null && account.user === user && account.verified === false;
+  const checking = user !== null && account?.user !== user;
   const value = useMemo(
-    () => ({ unverifiedUser: unverified ? user : null, email: unverified ? (account?.email ?? '') : '', verified }),
-    [unverified, user, account, verified],
+    () => ({
+      unverifiedUser: unverified ? user : null,
+      email: unverified ? (account?.email ?? '') : '',
+      verified,
+      checking,
+    }),
+    [unverified, user, account, verified, checking],
   );
   return <EmailVerificationContext.Provider value={value}>{children}</EmailVerificationContext.Provider>;
 }
