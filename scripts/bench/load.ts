@@ -11,7 +11,7 @@ import autocannon from 'autocannon';
 import WebSocket from 'ws';
 import { startFakeOpenAI } from '../../tests/helpers/fake-openai.ts';
 import { paced } from './paced.ts';
-import type { HttpRun, LoadRequest, TurnTimes } from './protocol.ts';
+import type { ChatServer, HttpRun, LoadRequest, TurnTimes } from './protocol.ts';
 
 if (!process.send) throw new Error('run by scripts/bench.ts (forked)');
 const send = (message: object) => process.send?.(message);
@@ -175,6 +175,43 @@ async function conversation(req: Extract<LoadRequest, { type: 'chat' | 'echo' }>
   return { totals, server, before, after };
 }
 
+/**
+ * Two Daybooks in turn: a round of one message from every user (each sent within `thinkMs`, so the
+ * same rate as a conversation), on one and then the other, which going first alternating. Both
+ * thus meet the machine's slow seconds alike; whole runs one after the other met different ones,
+ * and the two builds swapped places from one run of the suite to the next.
+ */
+async function chatPair(req: Extract<LoadRequest, { type: 'chat-pair' }>): Promise<[TurnTimes, TurnTimes]> {
+  const open = (s: ChatServer) =>
+    Promise.all(s.cookies.map((cookie) => openSocket(s.wsUrl, { cookie, origin: s.origin }, true)));
+  const sides: [WebSocket[], WebSocket[]] = [await open(req.servers[0]), await open(req.servers[1])];
+  const times: [TurnTimes, TurnTimes] = [
+    { totals: [], server: [], before: [], after: [] },
+    { totals: [], server: [], before: [], after: [] },
+  ];
+  const round = (side: 0 | 1, label: string, kept: boolean) =>
+    Promise.all(
+      sides[side].map(async (ws, i) => {
+        await sleep(Math.random() * req.thinkMs);
+        const t = await chatTurn(ws, `${label} from user ${i} (${'ab'[side]}): what should I read this week?`);
+        if (!kept) return;
+        times[side].totals.push(t.total);
+        times[side].server.push(t.server);
+        times[side].before.push(t.before);
+        times[side].after.push(t.after);
+      }),
+    );
+  // Unmeasured first, as in `conversation`.
+  await round(0, 'Warm-up', false);
+  await round(1, 'Warm-up', false);
+  (globalThis as { gc?: () => void }).gc?.();
+  for (let n = 0; n < req.turns; n++) {
+    for (const side of n % 2 ? ([1, 0] as const) : ([0, 1] as const)) await round(side, `Message ${n}`, true);
+  }
+  for (const ws of sides.flat()) ws.close();
+  return times;
+}
+
 let idle: WebSocket[] = [];
 
 /** Opens one socket per cookie, `parallel` at a time, each waiting for its history; they stay open. */
@@ -219,6 +256,7 @@ const handlers: { [K in LoadRequest['type']]: (req: Extract<LoadRequest, { type:
   http,
   paced,
   chat: conversation,
+  'chat-pair': chatPair,
   echo: conversation,
   'open-idle': openIdle,
   'close-idle': closeIdle,

@@ -19,6 +19,7 @@ export type LoadRequest =
       warmupSeconds: number;
     }
   | { type: 'chat'; wsUrl: string; origin: string; cookies: string[]; turns: number; thinkMs: number }
+  | { type: 'chat-pair'; servers: [ChatServer, ChatServer]; turns: number; thinkMs: number }
   | { type: 'echo'; wsUrl: string; origin: string; users: number; turns: number; thinkMs: number }
   | { type: 'open-idle'; wsUrl: string; origin: string; cookies: string[]; parallel: number }
   | { type: 'close-idle' }
@@ -45,6 +46,13 @@ export interface HttpRun {
 }
 
 /** Per measured turn, in ms: the whole turn, and the part the server (or the echo) added. */
+/** A Daybook to talk to: its socket URL, and one signed-in user per cookie. */
+export interface ChatServer {
+  wsUrl: string;
+  origin: string;
+  cookies: string[];
+}
+
 export interface TurnTimes {
   totals: number[];
   server: number[];
