@@ -1,6 +1,7 @@
 // The jobs module against real databases: the embedded PGlite always, PostgreSQL when the test run
 // has one. Every test waits for conditions (a handler called, a state reached), never for a time.
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createDatabaseUrl } from '../../../../../tests/helpers/test-db.ts';
@@ -14,8 +15,14 @@ import {
   type JobsDeps,
   JobsStoppingError,
   PermanentJobError,
+  PGBOSS_SEND_IT,
   type QueueOptions,
 } from './jobs.service.ts';
+
+/** pg-boss's internal queue manager, whose one attempt to create its schedules' queue a test makes fail. */
+const Manager = createRequire(import.meta.url)('pg-boss/src/manager.js') as {
+  prototype: { createQueue(name: string, options?: unknown): Promise<void> };
+};
 
 const log = pino({ level: 'silent' });
 const WAIT = { timeout: 20_000, interval: 25 };
@@ -315,6 +322,36 @@ describe.each(targets)('jobs on $name', (target) => {
     await jobs.schedule(q, '* * * * *', { kind: 'daily' }, { tz: 'Europe/Lisbon' });
     await vi.waitFor(() => expect(seen).toEqual([{ kind: 'daily' }]), WAIT);
     await jobs.unschedule(q);
+  });
+
+  it("fires schedules although pg-boss's one attempt to set up its send-it queue failed (workers racing on a new database)", async () => {
+    // As when two workers start together on a new database and this one loses the race: the queue
+    // is not there, and pg-boss's own attempt to create it ends in a deadlock, which pg-boss ignores.
+    await db.query('SELECT pgboss.delete_queue($1)', [PGBOSS_SEND_IT]).catch(() => {});
+    const createQueue = Manager.prototype.createQueue;
+    let injected = false;
+    const spy = vi.spyOn(Manager.prototype, 'createQueue').mockImplementation(function (this: unknown, name, options) {
+      if (name === PGBOSS_SEND_IT && !injected) {
+        injected = true;
+        return Promise.reject(Object.assign(new Error('deadlock detected'), { code: '40P01' }));
+      }
+      return createQueue.call(this, name, options);
+    });
+    try {
+      const jobs = jobsModule();
+      const q = queueName('send-it');
+      const seen: unknown[] = [];
+      jobs.define(q, QUICK, async (job) => {
+        seen.push(job.data);
+      });
+      await jobs.start();
+      expect(injected).toBe(true);
+      await jobs.schedule(q, '* * * * *', { kind: 'scheduled' });
+      await vi.waitFor(() => expect(seen).toEqual([{ kind: 'scheduled' }]), WAIT);
+      await jobs.unschedule(q);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   describe('a job sent while a Prisma transaction is open', () => {

@@ -118,6 +118,9 @@ export interface JobsDeps {
 }
 
 const SCHEMA = 'pgboss';
+/** pg-boss's queue for the jobs its schedules send (timekeeper.js), with pg-boss's default settings. */
+export const PGBOSS_SEND_IT = '__pgboss__send-it';
+const SEND_IT_QUEUE: QueueOptions = { retryLimit: 2, retryDelay: 0, retryBackoff: false, expireInSeconds: 900 };
 const FAILED_SUFFIX = '__failed';
 // Dead-letter jobs only call the owner's onFailed handler, which is quick.
 const FAILED_QUEUE: QueueOptions = { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 300 };
@@ -254,7 +257,7 @@ export function createJobs(deps: JobsDeps) {
     return q;
   }
 
-  async function ensureQueue(name: string, options: QueueOptions, deadLetter?: string) {
+  async function ensureQueue(name: string, options: QueueOptions, deadLetter?: string, { update = true } = {}) {
     const settings: PgBoss.Queue = {
       name,
       policy: options.policy ?? 'standard',
@@ -269,8 +272,9 @@ export function createJobs(deps: JobsDeps) {
     // end one of them with a deadlock (40P01) or a duplicate (23505). The loser looks again shortly.
     for (let attempt = 1; ; attempt++) {
       try {
-        if (await boss.getQueue(name)) await boss.updateQueue(name, settings);
-        else await boss.createQueue(name, settings);
+        if (await boss.getQueue(name)) {
+          if (update) await boss.updateQueue(name, settings);
+        } else await boss.createQueue(name, settings);
         return;
       } catch (err) {
         const code = (err as { code?: string }).code;
@@ -437,6 +441,10 @@ export function createJobs(deps: JobsDeps) {
       started = (async () => {
         try {
           await boss.start();
+          // pg-boss fires schedules through this queue of its own, which it creates once as it starts,
+          // forgetting a failure: two workers starting together on a new database can both lose that
+          // race, and then no schedule ever fires (its inserts join the queue table and add nothing).
+          if (runWorkers) await ensureQueue(PGBOSS_SEND_IT, SEND_IT_QUEUE, undefined, { update: false });
           for (const q of queues.values()) {
             const deadLetter = q.onFailed ? `${q.name}${FAILED_SUFFIX}` : undefined;
             if (deadLetter) await ensureQueue(deadLetter, FAILED_QUEUE);
