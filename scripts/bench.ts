@@ -19,8 +19,8 @@
 // other reads), BENCH_WARMUP_SECONDS (2; at most 1 s of it before each fixed-rate run),
 // BENCH_CONNECTIONS (50; at the fixed rate, the most it opens), BENCH_RATE (500 req/s, evenly spaced,
 // latency from when each request was due), BENCH_RATE_SECONDS (4), BENCH_CHAT_USERS (100),
-// BENCH_CHAT_RUNS (5), BENCH_TURNS (10), BENCH_THINK_MS (1000), BENCH_SOCKETS (5000), BENCH_LIGHTHOUSE_RUNS (3), BENCH_ONLY
-// (phases: http,rate,chat,sockets,web), BENCH_ENDPOINTS (names, e.g. session,memories; the bare
+// BENCH_CHAT_RUNS (5), BENCH_TURNS (10), BENCH_THINK_MS (1000), BENCH_SOCKETS (5000),
+// BENCH_LIGHTHOUSE_RUNS (3), BENCH_ONLY (phases: http,rate,chat,sockets,web), BENCH_ENDPOINTS (names, e.g. session,memories; the bare
 // lookup always runs), BENCH_BUILD=0 (measure the builds already there), BENCH_SERVER_FLAGS (node
 // flags for Daybook, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof), BENCH_OUT (bench-results),
 // BENCH_BASELINE (a commit for the chat baseline; 'none' holds the chat line to 20 ms instead),
@@ -32,7 +32,7 @@ import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { cpuMeter } from './bench/cpu.ts';
-import type { HttpRun, IdleSockets, LoadRequest, TurnTimes } from './bench/protocol.ts';
+import type { ChatServer, HttpRun, IdleSockets, LoadRequest, TurnTimes } from './bench/protocol.ts';
 import {
   BUSY_WARNING,
   type Endpoint,
@@ -588,17 +588,8 @@ try {
             return { ...started, wsUrl: `${started.base.replace(/^http/, 'ws')}/ws/chat/` };
           })()
         : null;
-      const chatOn = (server: { wsUrl: string; origin: string; cookies: string[] }) =>
-        measure(() =>
-          ask<TurnTimes>({
-            type: 'chat',
-            wsUrl: server.wsUrl,
-            origin: server.origin,
-            cookies: server.cookies,
-            turns: S.turns,
-            thinkMs: S.thinkMs,
-          }),
-        );
+      const chatOn = (server: ChatServer) =>
+        measure(() => ask<TurnTimes>({ type: 'chat', ...server, turns: S.turns, thinkMs: S.thinkMs }));
       const split = (name: string, run: ReturnType<typeof summary>) =>
         console.log(
           `    ${name}: p99 ${run.p99.toFixed(1)} ms: before the model ${run.beforeP99.toFixed(1)} ms (p50 ${run.beforeP50.toFixed(1)}), after it ${run.afterP99.toFixed(1)} ms (p50 ${run.afterP50.toFixed(1)})`,
@@ -618,11 +609,8 @@ try {
         before: list.flatMap((t) => t.before),
         after: list.flatMap((t) => t.after),
       });
-      const runs: Array<{
-        daybook: ReturnType<typeof summary>;
-        echo: ReturnType<typeof summary>;
-        baseline?: ReturnType<typeof summary>;
-      }> = [];
+      type Measured = ReturnType<typeof summary> & { foreignCpu: number };
+      const runs: Array<{ daybook: Measured; echo: Measured; baseline?: ReturnType<typeof summary> }> = [];
       for (let round = 1; round <= S.chatRuns; round++) {
         progress(
           `chat, run ${round} of ${S.chatRuns}: ${S.chatUsers} users, ${S.turns} turns each, ~${S.thinkMs} ms between a user's messages${old ? `, taking turns with the build at ${S.baseline}` : ''}; then the bare ws echo`,
@@ -664,15 +652,15 @@ try {
         split('this build', ours);
         if (theirs) split(`at ${S.baseline}`, theirs);
         runs.push({
-          daybook: { ...ours, foreignCpu: chatCpu.foreign } as ReturnType<typeof summary>,
-          echo: { ...summary(echo), foreignCpu: echoCpu.foreign } as ReturnType<typeof summary>,
+          daybook: { ...ours, foreignCpu: chatCpu.foreign },
+          echo: { ...summary(echo), foreignCpu: echoCpu.foreign },
           ...(theirs ? { baseline: theirs } : {}),
         });
       }
       await old?.stop();
       const chatSummary = {
         ...summary(pool(turns.daybook)),
-        foreignCpu: median(runs.map((r) => (r.daybook as { foreignCpu?: number }).foreignCpu ?? 0)),
+        foreignCpu: median(runs.map((r) => r.daybook.foreignCpu)),
       };
       const echoSummary = summary(pool(turns.echo));
       const olds = runs.flatMap((r) => (r.baseline ? [r.baseline] : []));

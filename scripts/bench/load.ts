@@ -117,6 +117,15 @@ function chatTurn(ws: WebSocket, text: string): Promise<Turn> {
   });
 }
 
+const noTurns = (): TurnTimes => ({ totals: [], server: [], before: [], after: [] });
+
+function keep(into: TurnTimes, t: Turn) {
+  into.totals.push(t.total);
+  into.server.push(t.server);
+  into.before.push(t.before);
+  into.after.push(t.after);
+}
+
 /** The bare echo server: the round trip of the same frame. */
 function echoTurn(ws: WebSocket, text: string): Promise<Turn> {
   const frame = JSON.stringify({ author_type: 'human', message_type: 'message', raw_text: text });
@@ -154,25 +163,18 @@ async function conversation(req: Extract<LoadRequest, { type: 'chat' | 'echo' }>
   // This process held every latency of the HTTP runs before: a collection of that heap in the middle
   // of the turns would be counted as the server's time (a first chat run after them measured 128 ms).
   (globalThis as { gc?: () => void }).gc?.();
-  const totals: number[] = [];
-  const server: number[] = [];
-  const before: number[] = [];
-  const after: number[] = [];
+  const times = noTurns();
   await Promise.all(
     sockets.map(async (ws, i) => {
       await sleep(Math.random() * req.thinkMs);
       for (let n = 0; n < req.turns; n++) {
         if (n) await sleep(req.thinkMs * (0.5 + Math.random()));
-        const t = await turn(ws, `Message ${n} from user ${i}: what should I read this week?`);
-        totals.push(t.total);
-        server.push(t.server);
-        before.push(t.before);
-        after.push(t.after);
+        keep(times, await turn(ws, `Message ${n} from user ${i}: what should I read this week?`));
       }
     }),
   );
   for (const ws of sockets) ws.close();
-  return { totals, server, before, after };
+  return times;
 }
 
 /**
@@ -185,20 +187,13 @@ async function chatPair(req: Extract<LoadRequest, { type: 'chat-pair' }>): Promi
   const open = (s: ChatServer) =>
     Promise.all(s.cookies.map((cookie) => openSocket(s.wsUrl, { cookie, origin: s.origin }, true)));
   const sides: [WebSocket[], WebSocket[]] = [await open(req.servers[0]), await open(req.servers[1])];
-  const times: [TurnTimes, TurnTimes] = [
-    { totals: [], server: [], before: [], after: [] },
-    { totals: [], server: [], before: [], after: [] },
-  ];
+  const times: [TurnTimes, TurnTimes] = [noTurns(), noTurns()];
   const round = (side: 0 | 1, label: string, kept: boolean) =>
     Promise.all(
       sides[side].map(async (ws, i) => {
         await sleep(Math.random() * req.thinkMs);
         const t = await chatTurn(ws, `${label} from user ${i} (${'ab'[side]}): what should I read this week?`);
-        if (!kept) return;
-        times[side].totals.push(t.total);
-        times[side].server.push(t.server);
-        times[side].before.push(t.before);
-        times[side].after.push(t.after);
+        if (kept) keep(times[side], t);
       }),
     );
   // Unmeasured first, as in `conversation`.

@@ -18,7 +18,7 @@ export type LoadRequest =
       seconds: number;
       warmupSeconds: number;
     }
-  | { type: 'chat'; wsUrl: string; origin: string; cookies: string[]; turns: number; thinkMs: number }
+  | ({ type: 'chat'; turns: number; thinkMs: number } & ChatServer)
   | { type: 'chat-pair'; servers: [ChatServer, ChatServer]; turns: number; thinkMs: number }
   | { type: 'echo'; wsUrl: string; origin: string; users: number; turns: number; thinkMs: number }
   | { type: 'open-idle'; wsUrl: string; origin: string; cookies: string[]; parallel: number }
@@ -45,7 +45,6 @@ export interface HttpRun {
   foreignCpu?: number;
 }
 
-/** Per measured turn, in ms: the whole turn, and the part the server (or the echo) added. */
 /** A Daybook to talk to: its socket URL, and one signed-in user per cookie. */
 export interface ChatServer {
   wsUrl: string;
@@ -53,6 +52,7 @@ export interface ChatServer {
   cookies: string[];
 }
 
+/** Per measured turn, in ms: the whole turn, and the part the server (or the echo) added. */
 export interface TurnTimes {
   totals: number[];
   server: number[];
