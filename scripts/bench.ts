@@ -19,7 +19,7 @@
 // other reads), BENCH_WARMUP_SECONDS (2; at most 1 s of it before each fixed-rate run),
 // BENCH_CONNECTIONS (50; at the fixed rate, the most it opens), BENCH_RATE (500 req/s, evenly spaced,
 // latency from when each request was due), BENCH_RATE_SECONDS (4), BENCH_CHAT_USERS (100),
-// BENCH_CHAT_RUNS (5), BENCH_TURNS (10), BENCH_THINK_MS (1000), BENCH_SOCKETS (5000),
+// BENCH_CHAT_RUNS (10), BENCH_TURNS (10), BENCH_THINK_MS (1000), BENCH_SOCKETS (5000),
 // BENCH_LIGHTHOUSE_RUNS (3), BENCH_ONLY (phases: http,rate,chat,sockets,web), BENCH_ENDPOINTS (names, e.g. session,memories; the bare
 // lookup always runs), BENCH_BUILD=0 (measure the builds already there), BENCH_SERVER_FLAGS (node
 // flags for Daybook, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof), BENCH_OUT (bench-results),
@@ -31,7 +31,7 @@ import { createServer } from 'node:net';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { cpuMeter } from './bench/cpu.ts';
+import { cpuMeter, cpuUse, spentMs } from './bench/cpu.ts';
 import type { ChatServer, HttpRun, IdleSockets, LoadRequest, TurnTimes } from './bench/protocol.ts';
 import {
   BUSY_WARNING,
@@ -41,6 +41,8 @@ import {
   median,
   type OtherLine,
   otherTable,
+  pairedRatioInterval,
+  pct,
   percentile,
   summarize,
 } from './bench/report.ts';
@@ -69,9 +71,9 @@ const S = {
   rate: num('BENCH_RATE', 500),
   rateSeconds: num('BENCH_RATE_SECONDS', 4),
   chatUsers: num('BENCH_CHAT_USERS', 100),
-  // One chat run's p99 is a tail of few turns, which a single hiccup of the machine decides: the chat
-  // line takes more and longer runs than the HTTP lines (5 of 1,000 turns; 3 of 500 flipped between runs).
-  chatRuns: Math.max(1, num('BENCH_CHAT_RUNS', 5)),
+  // A p99 of turns is decided by the machine's few slow seconds, each landing on a whole round of
+  // turns: the chat line pools 100 rounds per build (with 50, its verdict flipped between runs).
+  chatRuns: Math.max(1, num('BENCH_CHAT_RUNS', 10)),
   turns: num('BENCH_TURNS', 10),
   thinkMs: num('BENCH_THINK_MS', 1000),
   sockets: num('BENCH_SOCKETS', 5000),
@@ -585,9 +587,16 @@ try {
               modelUrl: load.ready.modelUrl,
               cloneCount: S.chatUsers,
             });
-            return { ...started, wsUrl: `${started.base.replace(/^http/, 'ws')}/ws/chat/` };
+            return {
+              ...started,
+              wsUrl: `${started.base.replace(/^http/, 'ws')}/ws/chat/`,
+              cpu: cpuUse(meterDb, started.pid, new URL(database.url).pathname.slice(1)),
+            };
           })()
         : null;
+      const ourCpu = cpuUse(meterDb, serverPid, new URL(scratch.url).pathname.slice(1));
+      /** CPU ms each build spent (server and database backends) over the measured turns, and their count. */
+      const cpuSpent = { daybook: 0, baseline: 0 };
       const chatOn = (server: ChatServer) =>
         measure(() => ask<TurnTimes>({ type: 'chat', ...server, turns: S.turns, thinkMs: S.thinkMs }));
       const split = (name: string, run: ReturnType<typeof summary>) =>
@@ -616,6 +625,7 @@ try {
           `chat, run ${round} of ${S.chatRuns}: ${S.chatUsers} users, ${S.turns} turns each, ~${S.thinkMs} ms between a user's messages${old ? `, taking turns with the build at ${S.baseline}` : ''}; then the bare ws echo`,
         );
         // With the earlier build: a round of messages on each in turn (see chatPair in load.ts).
+        const cpuBefore = await Promise.all([ourCpu(), old?.cpu()]);
         const { value: chats, cpu: chatCpu } = old
           ? await measure(() =>
               ask<[TurnTimes, TurnTimes]>({
@@ -633,6 +643,10 @@ try {
               cpu,
             }));
         const [chat, oldChat] = chats;
+        const cpuAfter = await Promise.all([ourCpu(), old?.cpu()]);
+        // (The warm-up round is inside too: CPU per turn counts it, as one more turn per user.)
+        cpuSpent.daybook += spentMs(cpuBefore[0], cpuAfter[0]);
+        if (cpuBefore[1] && cpuAfter[1]) cpuSpent.baseline += spentMs(cpuBefore[1], cpuAfter[1]);
         turns.daybook.push(chat);
         if (oldChat) turns.baseline.push(oldChat);
         const { value: echo, cpu: echoCpu } = await measure(() =>
@@ -665,11 +679,29 @@ try {
       const echoSummary = summary(pool(turns.echo));
       const olds = runs.flatMap((r) => (r.baseline ? [r.baseline] : []));
       const baselineSummary = turns.baseline.length ? summary(pool(turns.baseline)) : null;
+      // A round is one turn per user (chatPair keeps them in order), and round i of each build ran
+      // back to back: the pairs the interval resamples.
+      const roundsOf = (list: TurnTimes[]) =>
+        list.flatMap((t) =>
+          Array.from({ length: Math.ceil(t.server.length / S.chatUsers) }, (_, i) =>
+            t.server.slice(i * S.chatUsers, (i + 1) * S.chatUsers),
+          ),
+        );
+      const interval = baselineSummary
+        ? pairedRatioInterval(roundsOf(turns.daybook), roundsOf(turns.baseline), 99)
+        : null;
+      const turnsRun = S.chatRuns * (S.turns + 1) * S.chatUsers;
+      const cpuPerTurn = {
+        daybook: cpuSpent.daybook / turnsRun,
+        baseline: baselineSummary ? cpuSpent.baseline / turnsRun : null,
+      };
       results.chat = {
         daybook: chatSummary,
         echo: echoSummary,
         baseline: baselineSummary,
         baselineCommit: S.baseline,
+        p99Ratio: interval,
+        cpuPerTurnMs: cpuPerTurn,
         runs,
       };
       const lost = chatSummary.lost;
@@ -679,6 +711,10 @@ try {
         value:
           `${chatSummary.p99.toFixed(1)} ms (${chatSummary.p50.toFixed(1)} ms${runList})` +
           (lost ? `, ${lost} of ${chatSummary.turns} turns without a reply in 30 s` : '') +
+          (interval
+            ? `; ${pct(interval.ratio)} of the earlier build's p99 (${interval.confidence * 100}% interval, resampling paired rounds: ${pct(interval.low)}–${pct(interval.high)})`
+            : '') +
+          `; CPU ${cpuPerTurn.daybook.toFixed(1)} ms per turn (server and database)` +
           (chatSummary.foreignCpu > BUSY_WARNING
             ? ` (busy machine: others took ${Math.round(chatSummary.foreignCpu * 100)}% CPU)`
             : ''),
@@ -686,7 +722,8 @@ try {
           `bare ws echo: ${echoSummary.p99.toFixed(1)} ms (${echoSummary.p50.toFixed(1)} ms)` +
           (baselineSummary
             ? `; ${S.baseline === BASELINE_COMMIT ? 'before issue 15' : 'the build at'} (${S.baseline}): ${baselineSummary.p99.toFixed(1)} ms (${baselineSummary.p50.toFixed(1)} ms; runs: ${olds.map((r) => r.p99.toFixed(1)).join(', ')} ms)`
-            : ''),
+            : '') +
+          (cpuPerTurn.baseline !== null ? `; CPU ${cpuPerTurn.baseline.toFixed(1)} ms per turn` : ''),
         target: baselineSummary
           ? `≤ the earlier build's in the same run, within ${TARGETS.chatP99Tolerance * 100}% (the spread of one build against itself; the issue's ~15 ms was another machine's)`
           : `≤ ${TARGETS.chatP99Ms} ms (today's ~15 ms, with this machine's spread)`,

@@ -27,6 +27,32 @@ async function processJiffies(pid: number): Promise<number> {
   }
 }
 
+/** Linux counts process CPU time in clock ticks of 10 ms (USER_HZ 100 on every architecture Node runs on). */
+const MS_PER_JIFFY = 10;
+
+const backendsOf = async (db: pg.Client, database: string) =>
+  (await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database])).rows.map(
+    (r) => r.pid,
+  );
+
+/**
+ * The CPU time one Daybook has used so far, with its database's backends (each build in the chat
+ * phase has a database of its own): a map of process to ticks, for `spentMs` to compare.
+ */
+export function cpuUse(db: pg.Client, pid: number, database: string) {
+  return async (): Promise<Map<number, number>> => {
+    const ids = [pid, ...(await backendsOf(db, database))];
+    return new Map(await Promise.all(ids.map(async (id) => [id, await processJiffies(id)] as const)));
+  };
+}
+
+/** CPU ms between two `cpuUse` readings; a backend that appeared between them counts from zero. */
+export function spentMs(before: Map<number, number>, after: Map<number, number>): number {
+  let jiffies = 0;
+  for (const [id, end] of after) jiffies += Math.max(0, end - (before.get(id) ?? 0));
+  return jiffies * MS_PER_JIFFY;
+}
+
 export interface CpuShare {
   /** Share of the machine (all cores) used by processes outside the benchmark, 0-1. */
   foreign: number;
@@ -39,10 +65,7 @@ export interface CpuShare {
  * database) names its backends, looked up before and after so pooled connections count.
  */
 export function cpuMeter(pids: () => number[], db: pg.Client, database: string) {
-  const backends = async () =>
-    (await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database])).rows.map(
-      (r) => r.pid,
-    );
+  const backends = () => backendsOf(db, database);
   const snapshot = async (ids: number[]) => {
     const [m, ...each] = await Promise.all([machine(), ...ids.map((pid) => processJiffies(pid))]);
     return { m: m as { busy: number; total: number }, ours: (each as number[]).reduce((a, b) => a + b, 0) };

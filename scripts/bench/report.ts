@@ -14,6 +14,94 @@ export const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 };
 
+/** A small seeded generator (mulberry32): the same turns give the same interval, run after run. */
+function seeded(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The k-th smallest value (from 0), found in place without sorting (quickselect): thousands of
+ * resamples of 10,000 turns take a second, not a minute.
+ */
+export function select(values: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = values.length - 1;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >>> 1] as number;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while ((values[i] as number) < pivot) i++;
+      while ((values[j] as number) > pivot) j--;
+      if (i <= j) {
+        const t = values[i] as number;
+        values[i++] = values[j] as number;
+        values[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return values[k] ?? Number.NaN;
+}
+
+export interface RatioInterval {
+  /** p(a) / p(b) over all turns. */
+  ratio: number;
+  /** The central `confidence` share of the resampled ratios. */
+  low: number;
+  high: number;
+  confidence: number;
+}
+
+/**
+ * How sure the ratio of two builds' percentiles is: a paired bootstrap over rounds. `a[i]` and
+ * `b[i]` are the turns of one round on each build, run back to back, so they met the same seconds of
+ * the machine; resampling whole pairs keeps that, and keeps the turns of a round (which share its
+ * load) together. A round decides much of a tail: one slow second of the machine lands on a
+ * hundred turns at once, so the interval is wide when the rounds are few.
+ */
+export function pairedRatioInterval(
+  a: number[][],
+  b: number[][],
+  p: number,
+  { samples = 2000, confidence = 0.9, seed = 1 } = {},
+): RatioInterval {
+  if (a.length !== b.length || !a.length)
+    throw new Error('pairedRatioInterval: as many rounds on each side, at least one');
+  const ratio = percentile(a.flat(), p) / percentile(b.flat(), p);
+  // Lost turns (NaN) are left out, as percentile() leaves them out.
+  const finite = (rounds: number[][]) => rounds.map((r) => Float64Array.from(r.filter((v) => Number.isFinite(v))));
+  const [ra, rb] = [finite(a), finite(b)];
+  const random = seeded(seed);
+  const resampled = (picked: Float64Array[]) => {
+    const all = new Float64Array(picked.reduce((n, r) => n + r.length, 0));
+    let at = 0;
+    for (const r of picked) {
+      all.set(r, at);
+      at += r.length;
+    }
+    return select(all, Math.min(all.length - 1, Math.floor((p / 100) * all.length)));
+  };
+  const ratios: number[] = [];
+  for (let s = 0; s < samples; s++) {
+    const picks = Array.from({ length: ra.length }, () => Math.floor(random() * ra.length));
+    ratios.push(
+      resampled(picks.map((j) => ra[j] as Float64Array)) / resampled(picks.map((j) => rb[j] as Float64Array)),
+    );
+  }
+  const tail = (1 - confidence) / 2;
+  return { ratio, low: percentile(ratios, tail * 100), high: percentile(ratios, (1 - tail) * 100), confidence };
+}
+
 export interface Endpoint {
   name: string;
   label: string;
@@ -86,7 +174,7 @@ export interface OtherLine {
 }
 
 const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en') : '-');
-const pct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : '-');
+export const pct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : '-');
 const ms = (n: number | null) =>
   n === null || !Number.isFinite(n) ? '-' : `${n < 100 ? n.toFixed(1) : Math.round(n).toString()} ms`;
 export const verdict = (met: boolean | null) => (met === null ? '' : met ? 'met' : '**not met**');
