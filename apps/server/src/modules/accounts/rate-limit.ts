@@ -66,15 +66,16 @@ export function createRateLimiter({ repo, clock }: { repo: AccountsRepo; clock: 
      * acting, never after: a burst of parallel requests then gets at most `max` through.
      */
     async attempt(...limits: Limit[]): Promise<Attempt> {
-      let now = clock.now();
-      const result = await local.run(
+      // The windows end when this attempt's turn comes, not when it began to wait.
+      const { now, result } = await local.run(
         limits.map((l) => l.key),
-        () => {
-          now = clock.now();
-          return repo.reserveHits(
+        async () => {
+          const now = clock.now();
+          const result = await repo.reserveHits(
             limits.map((l) => ({ key: l.key, max: l.max, since: since(l, now) })),
             now,
           );
+          return { now, result };
         },
       );
       if ('ids' in result) return { allowed: true, hitIds: result.ids };

@@ -631,24 +631,28 @@ export function ChatView({
     // Not on a touch screen, where focusing the box would open the keyboard.
     if (!hasCoarsePointer()) textareaRef.current?.focus();
   };
-  // The server's rule: a question is answered again while it has no answer, or while its latest
-  // reply is the latest message. A note answered since (Retry in another tab) offers nothing.
-  const answered = useMemo(
-    () => new Set(state.items.flatMap((i) => (i.author_type === 'assistant' && i.reply_to ? [i.reply_to] : []))),
-    [state.items],
-  );
-  // Several answers to one question (Regenerate): each says which it is, "Answer 2 of 2".
-  const versions = useMemo(() => {
+  // One walk over the conversation for both:
+  // - answered: the server's rule is that a question is answered again while it has no answer, or
+  //   while its latest reply is the latest message; a note answered since (Retry in another tab)
+  //   offers nothing;
+  // - versions: several answers to one question (Regenerate) each say which they are, "Answer 2 of 2".
+  const { answered, versions } = useMemo(() => {
+    const answered = new Set<number>();
     const byQuestion = new Map<number, string[]>();
-    for (const i of state.items)
-      if (i.author_type === 'assistant' && i.message_type === 'markdown' && i.reply_to !== undefined)
-        byQuestion.set(i.reply_to, [...(byQuestion.get(i.reply_to) ?? []), i.key]);
-    const found = new Map<string, { n: number; of: number }>();
+    for (const i of state.items) {
+      if (i.author_type !== 'assistant' || i.reply_to === undefined) continue;
+      if (i.reply_to) answered.add(i.reply_to);
+      if (i.message_type !== 'markdown') continue;
+      const keys = byQuestion.get(i.reply_to);
+      if (keys) keys.push(i.key);
+      else byQuestion.set(i.reply_to, [i.key]);
+    }
+    const versions = new Map<string, { n: number; of: number }>();
     for (const keys of byQuestion.values()) {
       if (keys.length < 2) continue;
-      for (const [n, key] of keys.entries()) found.set(key, { n: n + 1, of: keys.length });
+      for (const [n, key] of keys.entries()) versions.set(key, { n: n + 1, of: keys.length });
     }
-    return found;
+    return { answered, versions };
   }, [state.items]);
   const canAskAgain = (item: ChatItem) =>
     item.message_type === 'system_message' &&
