@@ -258,7 +258,7 @@ export function ChatMessage({
   return (
     <article
       id={anchor}
-      className={`chat-row chat-row-${human ? 'human' : 'assistant'}${highlighted ? ' is-highlighted' : ''}`}
+      className={`chat-row chat-row-${human ? 'human' : 'assistant'}${item.arrived ? ' is-new' : ''}${highlighted ? ' is-highlighted' : ''}`}
       aria-label={human ? 'You said' : 'Assistant said'}
     >
       <div className={`chat-bubble${wide ? ' chat-bubble-wide' : ''}${item.streaming && live ? ' is-streaming' : ''}`}>

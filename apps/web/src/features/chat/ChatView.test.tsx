@@ -152,6 +152,19 @@ describe('ChatView', () => {
     expect(within(assistant).getByText('12:05 AM')).toBeInTheDocument();
   });
 
+  it('fades in only the messages that arrive while it is open, not the history', async () => {
+    const { textbox, connect, log } = setup();
+    const socket = connect([
+      message({ author_type: 'human', message_type: 'message', raw_text: 'Earlier question' }),
+      message({ raw_text: 'Earlier answer' }),
+    ]);
+    const rows = () => log().getAllByRole('article');
+    expect(rows().map((row) => row.classList.contains('is-new'))).toEqual([false, false]);
+    await userEvent.type(textbox(), 'New question{Enter}');
+    socket.receive(message({ raw_text: 'From another tab' }));
+    expect(rows().map((row) => row.classList.contains('is-new'))).toEqual([false, false, true, true]);
+  });
+
   it('disables the textarea and Send until connected and the history is in', () => {
     const { textbox, sendButton, latest } = setup();
     expect(textbox()).toBeDisabled();

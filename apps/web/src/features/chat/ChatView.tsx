@@ -849,7 +849,7 @@ export function ChatView({
               </div>
             ))}
             {(awaitingReply || waiting) && !hasStreaming && (
-              <div className="chat-row chat-row-assistant">
+              <div className="chat-row chat-row-assistant is-new">
                 <div className="chat-bubble chat-typing" role="status" aria-label="Assistant is typing">
                   <span className="chat-typing-dot" />
                   <span className="chat-typing-dot" />

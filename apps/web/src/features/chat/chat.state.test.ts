@@ -15,6 +15,44 @@ const run = (...actions: ChatAction[]) => actions.reduce<ChatState>(chatReducer,
 const texts = (state: ChatState) => state.items.map((i) => i.raw_text);
 
 describe('chatReducer', () => {
+  it('marks what arrives while the chat is open, never what a history brings, and keeps the mark on replacement', () => {
+    const arrived = (state: ChatState) => state.items.map((i) => [i.key, Boolean(i.arrived)]);
+    let state = run(
+      { type: 'history', messages: [msg(10), msg(11)], hasMore: true },
+      { type: 'older', messages: [msg(8), msg(9)], hasMore: false },
+    );
+    expect(arrived(state).every(([, a]) => !a)).toBe(true);
+    state = [
+      { type: 'send', key: 'local-1', text: 'hello' },
+      { type: 'stream', streamId: 's1', delta: 'Hi', replyTo: 12 },
+    ].reduce<ChatState>((s, a) => chatReducer(s, a as ChatAction), state);
+    // The echo of the sent message and the final answer take the place of the local bubbles, marked still.
+    state = chatReducer(state, {
+      type: 'message',
+      message: msg(12, { author_type: 'human', message_type: 'message', raw_text: 'hello' }),
+    });
+    state = chatReducer(state, {
+      type: 'message',
+      message: msg(13, { raw_text: 'Hi there', stream_id: 's1', reply_to: 12 }),
+    });
+    state = chatReducer(state, {
+      type: 'message',
+      message: msg(14, { author_type: 'system', message_type: 'system_message' }),
+    });
+    expect(arrived(state)).toEqual([
+      ['m8', false],
+      ['m9', false],
+      ['m10', false],
+      ['m11', false],
+      ['local-1', true],
+      ['stream-s1', true],
+      ['m14', true],
+    ]);
+    // A reconnect's history brings them again, as history.
+    state = chatReducer(state, { type: 'history', messages: [msg(12), msg(13), msg(14)], hasMore: true });
+    expect(state.items.filter((i) => i.arrived)).toEqual([]);
+  });
+
   it('merges an overlapping history by id and keeps older pages and their has_more', () => {
     const state = run(
       { type: 'history', messages: [msg(10), msg(11)], hasMore: true },

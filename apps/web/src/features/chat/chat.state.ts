@@ -22,6 +22,12 @@ export interface ChatItem {
   queued?: boolean;
   /** An answer the user stopped while it was written. */
   stopped?: boolean;
+  /**
+   * Came while the chat was open (sent, answered, streamed in): it fades in. What a history brings
+   * (the first page, earlier pages, a reconnect) appears as it is: fifty rows fading in at once
+   * cost the page a layout and two hundred animation events, and tell the reader nothing.
+   */
+  arrived?: true;
 }
 
 /** An answer being written when a connection opened, with its text so far (see the history's `streams`). */
@@ -175,8 +181,8 @@ function applyMessage(state: ChatState, message: TChatMessage): ChatState {
     const pending = items.findIndex((i) => isPending(i) && i.raw_text.trim() === text);
     if (pending >= 0) {
       const next = items.slice();
-      // Keep the local key so the bubble does not remount.
-      next[pending] = { ...item, key: (items[pending] as ChatItem).key };
+      // Keep the local key so the bubble does not remount (nor fade in again).
+      next[pending] = { ...item, key: (items[pending] as ChatItem).key, arrived: true };
       return { ...state, items: next };
     }
   }
@@ -184,16 +190,18 @@ function applyMessage(state: ChatState, message: TChatMessage): ChatState {
     const live = items.findIndex((i) => i.streaming && i.stream_id === message.stream_id);
     if (live >= 0) {
       const next = items.slice();
-      next[live] = { ...item, key: (items[live] as ChatItem).key };
+      const { arrived } = items[live] as ChatItem;
+      next[live] = { ...item, key: (items[live] as ChatItem).key, ...(arrived ? { arrived } : {}) };
       return { ...state, items: next };
     }
   }
+  const fresh: ChatItem = { ...item, arrived: true };
   // A new message goes after everything stored but before our unsent ones.
   const firstLocal = items.findIndex((i) => i.message_id === null && isPending(i));
   if (id !== null && firstLocal >= 0) {
-    return { ...state, items: [...items.slice(0, firstLocal), item, ...items.slice(firstLocal)] };
+    return { ...state, items: [...items.slice(0, firstLocal), fresh, ...items.slice(firstLocal)] };
   }
-  return { ...state, items: [...items, item] };
+  return { ...state, items: [...items, fresh] };
 }
 
 function applyStream(state: ChatState, streamId: string, delta: string, replyTo?: number): ChatState {
@@ -207,7 +215,7 @@ function applyStream(state: ChatState, streamId: string, delta: string, replyTo?
     next[live] = { ...current, raw_text: current.raw_text + delta };
     return { ...state, items: next };
   }
-  return { ...state, items: [...items, liveItem(streamId, delta, replyTo)] };
+  return { ...state, items: [...items, { ...liveItem(streamId, delta, replyTo), arrived: true }] };
 }
 
 export function chatReducer(state: ChatState, action: ChatAction): ChatState {
@@ -244,6 +252,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
             raw_text: action.text,
             message_id: null,
             timestamp: null,
+            arrived: true,
             ...(action.clientId === undefined ? {} : { client_id: action.clientId }),
           },
         ],

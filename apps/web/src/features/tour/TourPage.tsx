@@ -120,7 +120,7 @@ function TourMessageRow({ item, past }: { item: TourVisibleMessage; past: boolea
     );
   return (
     <article
-      className={`chat-row chat-row-${human ? 'human' : 'assistant'} tour-message${dim}`}
+      className={`chat-row chat-row-${human ? 'human' : 'assistant'} is-new tour-message${dim}`}
       aria-label={`${name} said`}
       aria-busy={typing || undefined}
     >
@@ -157,7 +157,7 @@ function TourTranscript({ state, script }: { state: TourState; script: readonly 
         </Fragment>
       ))}
       {state.typing && (
-        <div className="chat-row chat-row-assistant tour-message">
+        <div className="chat-row chat-row-assistant is-new tour-message">
           <div className="chat-bubble chat-typing" role="img" aria-label={`${TOUR_NAMES.assistant} is typing`}>
             <span className="chat-typing-dot" />
             <span className="chat-typing-dot" />
