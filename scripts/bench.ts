@@ -31,7 +31,7 @@ import { createServer } from 'node:net';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { cpuMeter, cpuUse, spentMs } from './bench/cpu.ts';
+import { cpuMeter, cpuUse, spentMs, waitForQuiet } from './bench/cpu.ts';
 import type { ChatServer, HttpRun, IdleSockets, LoadRequest, TurnTimes } from './bench/protocol.ts';
 import {
   BUSY_WARNING,
@@ -778,7 +778,11 @@ try {
       ] as const) {
         const runs: LighthouseRun[] = [];
         for (let i = 1; i <= S.lighthouseRuns; i++) {
-          progress(`Lighthouse ${page}${signedIn ? ' (signed in)' : ''}, run ${i} of ${S.lighthouseRuns}`);
+          // Lighthouse scales the page's CPU work by 4: anything else running meanwhile lowers the score.
+          const quiet = await waitForQuiet();
+          progress(
+            `Lighthouse ${page}${signedIn ? ' (signed in)' : ''}, run ${i} of ${S.lighthouseRuns} (after ${(quiet.waitedMs / 1000).toFixed(1)} s waiting for the machine to be quiet; ${Math.round(quiet.busy * 100)}% busy)`,
+          );
           // A trace Lighthouse could not read (NO_NAVSTART on a busy machine) is run again, twice at most.
           for (let attempt = 1; ; attempt++) {
             try {

@@ -27,6 +27,31 @@ async function processJiffies(pid: number): Promise<number> {
   }
 }
 
+/**
+ * Waits until the whole machine has been quiet (under `maxBusy` of its CPU) for `quietMs`, at most
+ * `timeoutMs`: what the load phases leave behind (PostgreSQL's autovacuum of the rows they wrote, the
+ * server collecting thousands of closed sockets) must not run beside a measurement of the page.
+ * Returns how long it waited and how busy the machine was in the last sample.
+ */
+export async function waitForQuiet({ maxBusy = 0.15, quietMs = 2000, timeoutMs = 60_000, stepMs = 500 } = {}) {
+  const started = performance.now();
+  let quietSince: number | null = null;
+  let busy = 1;
+  let last = await machine();
+  while (performance.now() - started < timeoutMs) {
+    await new Promise((r) => setTimeout(r, stepMs));
+    const now = await machine();
+    busy = (now.busy - last.busy) / (now.total - last.total || 1);
+    last = now;
+    if (busy > maxBusy) quietSince = null;
+    else {
+      quietSince ??= performance.now() - stepMs;
+      if (performance.now() - quietSince >= quietMs) break;
+    }
+  }
+  return { waitedMs: performance.now() - started, busy };
+}
+
 /** Linux counts process CPU time in clock ticks of 10 ms (USER_HZ 100 on every architecture Node runs on). */
 const MS_PER_JIFFY = 10;
 
