@@ -5,10 +5,19 @@ import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from '
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
-import { createTestApp, TEST_SECRET, type TestApp } from '../test/test-app.ts';
+import { signedInUser, signUp } from '../test/factories.ts';
+import { Browser, createTestApp, TEST_SECRET, type TestApp } from '../test/test-app.ts';
+import { BOOT_ACCOUNT, BOOT_ELEMENT_ID, BOOT_SESSION, BOOT_SITE } from './web-app.ts';
 
 const INDEX =
   '<!doctype html><html><body><div id="root"></div><script type="module" src="/assets/app-abc123.js"></script></body></html>';
+const BOOT = new RegExp(`<script type="application/json" id="${BOOT_ELEMENT_ID}">([^<]*)</script>`);
+
+/** The page as sent, with the answers it carries taken out (and parsed). */
+function splitPage(body: string): { page: string; answers: Record<string, { status: number; body: unknown }> | null } {
+  const match = BOOT.exec(body);
+  return { page: body.replace(BOOT, ''), answers: match ? JSON.parse(match[1] as string) : null };
+}
 
 async function fakeDist() {
   const dir = await mkdtemp(path.join(tmpdir(), 'daybook-dist-'));
@@ -35,10 +44,58 @@ describe('serving the web app in production', () => {
       const res = await t.app.inject({ method: 'GET', url });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-      expect(res.headers['cache-control']).toBe('no-cache');
-      expect(res.body).toBe(INDEX);
+      // It carries the visitor's own answers: no shared cache may keep it.
+      expect(res.headers['cache-control']).toBe('private, no-cache');
+      expect(res.headers.vary).toBe('Cookie');
+      expect(splitPage(res.body).page).toBe(INDEX);
     },
   );
+
+  it("carries a visitor's answers to the app's first requests, the same as the API gives, just before </body>", async () => {
+    const browser = new Browser(t.app);
+    const res = await browser.get('/chat');
+    const { answers } = splitPage(res.body);
+    expect(res.body).toMatch(
+      new RegExp(`</script><script type="application/json" id="${BOOT_ELEMENT_ID}">.*</script></body>`),
+    );
+    expect(Object.keys(answers ?? {}).sort()).toEqual([BOOT_SESSION, BOOT_SITE].sort());
+    expect(answers?.[BOOT_SESSION]?.status).toBe(401);
+    expect(answers?.[BOOT_SESSION]?.body).toEqual((await browser.get(BOOT_SESSION)).json());
+    expect(answers?.[BOOT_SITE]).toEqual({ status: 200, body: (await browser.get(BOOT_SITE)).json() });
+  });
+
+  it("carries a signed-in user's session and account, the same as the API gives", async () => {
+    const { browser, email } = await signedInUser(t);
+    const { answers } = splitPage((await browser.get('/memories')).body);
+    expect(answers?.[BOOT_SESSION]).toEqual({ status: 200, body: (await browser.get(BOOT_SESSION)).json() });
+    expect(answers?.[BOOT_ACCOUNT]).toEqual({ status: 200, body: (await browser.get(BOOT_ACCOUNT)).json() });
+    expect(answers?.[BOOT_ACCOUNT]?.body).toMatchObject({ email, email_verified: true });
+  });
+
+  it("carries an unverified new user's account (the reminder shows at once)", async () => {
+    const { browser } = await signUp(t);
+    const { answers } = splitPage((await browser.get('/')).body);
+    expect(answers?.[BOOT_SESSION]?.status).toBe(200);
+    expect(answers?.[BOOT_ACCOUNT]?.body).toMatchObject({ email_verified: false });
+  });
+
+  it('gives a first visit one CSRF cookie, the one the answers were made with', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/' });
+    const csrf = (res.cookies as Array<{ name: string; value: string }>).filter((c) => c.name === 'csrftoken');
+    expect(csrf).toHaveLength(1);
+    expect(csrf[0]?.value).toMatch(/^[A-Za-z0-9]{32}$/);
+    // A visitor who has one keeps it.
+    const again = await t.app.inject({ method: 'GET', url: '/', headers: { cookie: `csrftoken=${csrf[0]?.value}` } });
+    const kept = (again.cookies as Array<{ name: string; value: string }>).filter((c) => c.name === 'csrftoken');
+    expect(kept.every((c) => c.value === csrf[0]?.value)).toBe(true);
+  });
+
+  it('answers HEAD with the page alone', async () => {
+    const res = await t.app.inject({ method: 'HEAD', url: '/chat' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.body).toBe('');
+  });
 
   it('serves hashed assets with a year-long immutable cache', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/assets/app-abc123.js' });
@@ -105,6 +162,22 @@ describe('serving the web app in production', () => {
       expect(res.headers['x-frame-options']).toBe('DENY');
     }
   });
+});
+
+it('carries answers that cannot end their script element, whatever text they hold', async () => {
+  const bio = 'I write </script><script>alert(1)</script> & <!-- notes -->';
+  const t = await createTestApp({ NODE_ENV: 'production', WEB_DIST_DIR: await fakeDist(), CREATOR_BIO: bio });
+  try {
+    const res = await t.app.inject({ method: 'GET', url: '/' });
+    expect(res.body).not.toContain('<script>alert');
+    expect(res.body).not.toContain('<!--');
+    expect(res.body.match(/<\/script>/g)).toHaveLength(2);
+    const { answers, page } = splitPage(res.body);
+    expect(page).toBe(INDEX);
+    expect(answers?.[BOOT_SITE]?.body).toMatchObject({ creator: { bio } });
+  } finally {
+    await t.close();
+  }
 });
 
 describe('outside production', () => {

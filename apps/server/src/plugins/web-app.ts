@@ -1,5 +1,6 @@
-// Serves the built web app: hashed assets cached for a year, index.html for every client route,
-// and a JSON 404 for unknown API paths so API clients never receive the HTML page.
+// Serves the built web app: hashed assets cached for a year, index.html for every client route
+// (carrying the answers to the app's first requests, see bootAnswers), and a JSON 404 for unknown
+// API paths so API clients never receive the HTML page.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
@@ -20,11 +21,100 @@ function isServerPath(url: string) {
   return SERVER_PREFIXES.some((p) => url === p.replace(/\/$/, '') || url.startsWith(p));
 }
 
+/**
+ * The GETs the web app makes before it can show anything (apps/web/src/main.tsx): who is signed in,
+ * their account (signed in only) and the site's details. The page carries their answers, so the app
+ * starts without three round trips (apps/web/src/lib/boot.ts takes each once).
+ */
+export const BOOT_SESSION = '/_allauth/browser/v1/auth/session';
+export const BOOT_ACCOUNT = '/api/users/me/';
+export const BOOT_SITE = '/api/site/';
+export const BOOT_ELEMENT_ID = 'daybook-boot';
+/** A page waits at most this long for the answers; those not ready by then the app asks for itself. */
+const BOOT_BUDGET_MS = 1000;
+
+export interface BootAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** name=value pairs of a Cookie header, and of Set-Cookie lines (which win). */
+function mergeCookies(header: string | undefined, setCookies: string[]): string {
+  const jar = new Map<string, string>();
+  for (const pair of (header ?? '').split(';')) {
+    const eq = pair.indexOf('=');
+    if (eq > 0) jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+  }
+  for (const line of setCookies) {
+    const [pair = ''] = line.split(';');
+    const eq = pair.indexOf('=');
+    if (eq > 0) jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+  }
+  return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+}
+
+const setCookieLines = (value: string | string[] | number | undefined): string[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [String(value)];
+
+/**
+ * Asks this server, in process, what the app would ask first, with the page request's cookies: the
+ * very routes that answer the app answer here, so the answers cannot differ from the API's. Cookies
+ * those answers set (the CSRF token) are passed on to the next request and returned for the page.
+ */
+async function bootAnswers(app: FastifyInstance, request: FastifyRequest) {
+  const answers: Record<string, BootAnswer> = {};
+  let setCookies: string[] = [];
+  const ask = async (url: string) => {
+    const res = await app.inject({
+      method: 'GET',
+      url,
+      headers: {
+        accept: 'application/json',
+        'x-requested-with': 'XMLHttpRequest',
+        cookie: mergeCookies(request.headers.cookie, setCookies),
+        ...(request.headers['user-agent'] ? { 'user-agent': request.headers['user-agent'] } : {}),
+      },
+      remoteAddress: request.ip,
+    });
+    setCookies = [...setCookies, ...setCookieLines(res.headers['set-cookie'])];
+    // A failure is left for the app to meet (and show) as it would without the page's help.
+    if (res.statusCode >= 500) return;
+    answers[url] = { status: res.statusCode, body: res.json() };
+  };
+  const site = ask(BOOT_SITE);
+  await ask(BOOT_SESSION);
+  if (answers[BOOT_SESSION]?.status === 200) await ask(BOOT_ACCOUNT);
+  await site;
+  // One line per cookie name, the last set winning.
+  const byName = new Map(setCookies.map((line) => [line.slice(0, line.indexOf('=')), line]));
+  return { answers, setCookies: [...byName.values()] };
+}
+
+/** JSON that cannot end the script element it sits in, nor open a comment there. */
+const scriptSafeJson = (value: unknown) =>
+  JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
+
 function sendNotFound(request: FastifyRequest, reply: FastifyReply) {
   const { status, body } = toApiError(
     new AppError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),
   );
   return reply.status(status).send(body);
+}
+
+/** index.html cut where the answers go: just before </body> (or at the end, for a page without one). */
+function splitAtBodyEnd(html: string): [string, string] {
+  const at = html.lastIndexOf('</body>');
+  return at < 0 ? [html, ''] : [html.slice(0, at), html.slice(at)];
+}
+
+/** The promise's value, or null once `ms` have passed (the work goes on, unawaited). */
+function withinBudget<T>(work: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  work.catch(() => {});
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 export default fp<WebAppOptions>(
@@ -54,16 +144,28 @@ export default fp<WebAppOptions>(
       },
     });
 
-    const sendIndex = (reply: FastifyReply) =>
-      reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
+    const [beforeBody, afterBody] = splitAtBodyEnd(indexHtml);
+    const sendIndex = async (request: FastifyRequest, reply: FastifyReply) => {
+      // The answers are this visitor's: no shared cache may keep the page.
+      reply.type('text/html; charset=utf-8').header('Cache-Control', 'private, no-cache').header('Vary', 'Cookie');
+      if (request.method === 'HEAD') return reply.send(indexHtml);
+      const boot = await withinBudget(bootAnswers(app, request), BOOT_BUDGET_MS).catch((err: Error) => {
+        request.log.warn({ err }, 'the page was sent without its first answers');
+        return null;
+      });
+      if (!boot || Object.keys(boot.answers).length === 0) return reply.send(indexHtml);
+      if (boot.setCookies.length) reply.header('set-cookie', boot.setCookies);
+      const script = `<script type="application/json" id="${BOOT_ELEMENT_ID}">${scriptSafeJson(boot.answers)}</script>`;
+      return reply.send(beforeBody + script + afterBody);
+    };
 
-    app.get('/', (_request, reply) => sendIndex(reply));
+    app.get('/', sendIndex);
 
     app.setNotFoundHandler((request, reply) => {
       const pathname = request.url.split('?')[0] ?? '/';
       const wantsPage = request.method === 'GET' || request.method === 'HEAD';
       if (!wantsPage || isServerPath(pathname)) return sendNotFound(request, reply);
-      return sendIndex(reply);
+      return sendIndex(request, reply);
     });
   },
   { name: 'web-app' },

@@ -9,11 +9,16 @@ const SiteContext = createContext<SiteState>({ status: 'loading' });
 const loadSite = (signal?: AbortSignal) => apiRequest('/api/site/', ZSiteInfo, { signal });
 let early: Promise<TSiteInfo> | null = null;
 
-/** Asks for the site's details before React starts (main.tsx); the provider takes this answer once. */
-export function loadSiteEarly() {
+/**
+ * Asks for the site's details before React starts (main.tsx); the provider takes this answer once.
+ * Resolves with the state to start from once the answer is in (an error leaves the provider to ask).
+ */
+export function loadSiteEarly(): Promise<SiteState | undefined> {
   early ??= loadSite();
-  // Handled where it is taken; this only keeps a failure before then from counting as unhandled.
-  early.catch(() => {});
+  return early.then(
+    (site): SiteState => ({ status: 'ready', site }),
+    () => undefined,
+  );
 }
 
 export function SiteProvider({ children, initial }: { children: ReactNode; initial?: SiteState }) {

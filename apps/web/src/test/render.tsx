@@ -32,6 +32,7 @@ export function renderRoutes(
     loadSession,
     site = { status: 'ready', site: SITE },
     strict = false,
+    initialAuth,
   }: {
     path?: InitialEntry;
     auth?: AuthState | Promise<AuthState>;
@@ -40,13 +41,15 @@ export function renderRoutes(
     site?: SiteState;
     /** Renders in <StrictMode>, which runs effects twice. */
     strict?: boolean;
+    /** Known before the first render, as when the page carried the session (main.tsx). */
+    initialAuth?: AuthState;
   } = {},
 ) {
   const router = createMemoryRouter(routes, { initialEntries: [path] });
   const load = loadSession ?? (() => Promise.resolve(auth));
   const tree = (
     <SiteProvider initial={site}>
-      <AuthProvider loadSession={load}>
+      <AuthProvider loadSession={load} initial={initialAuth}>
         <RouterProvider router={router} />
       </AuthProvider>
     </SiteProvider>

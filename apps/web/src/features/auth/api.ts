@@ -26,7 +26,9 @@ export const resendVerification = (email: string) =>
 export const requestPasswordReset = (email: string) =>
   apiRequest('/api/auth/password/reset/', ZPasswordResetResponse, { method: 'POST', body: { email } });
 
-export const getMe = (signal?: AbortSignal) => apiRequest('/api/users/me/', ZUserMe, { signal });
+export const ACCOUNT_PATH = '/api/users/me/';
+
+export const getMe = (signal?: AbortSignal) => apiRequest(ACCOUNT_PATH, ZUserMe, { signal });
 
 export const updateMe = (body: TUpdateUserMeRequest) =>
   apiRequest('/api/users/me/', ZUserMe, { method: 'PATCH', body });

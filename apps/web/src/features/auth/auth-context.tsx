@@ -39,25 +39,44 @@ export async function fetchSession(): Promise<AuthState> {
 
 const AuthContext = createContext<AuthContextValue | null>(null);
 
+/** Whether two states name the same user the same way (a check that changed nothing re-renders nothing). */
+function sameState(a: AuthState, b: AuthState): boolean {
+  if (a.status !== b.status) return false;
+  if (a.status !== 'authenticated' || b.status !== 'authenticated') return true;
+  const [x, y] = [a.user, b.user];
+  return (
+    x.id === y.id && x.email === y.email && x.display === y.display && x.has_usable_password === y.has_usable_password
+  );
+}
+
+// Before anything renders for a session: another user's unsent text must not show.
+const claimFor = (state: AuthState) => claimDrafts(state.status === 'authenticated' ? state.user.id : null);
+
 export function AuthProvider({
   children,
   loadSession = fetchSession,
+  initial,
 }: {
   children: ReactNode;
   loadSession?: () => Promise<AuthState>;
+  /** Known before the first render (the page carried the answer, see main.tsx): no "Loading" frame. */
+  initial?: AuthState;
 }) {
-  const [state, setState] = useState<AuthState>({ status: 'loading', user: null });
-  const status = useRef<AuthState['status']>('loading');
+  const [state, setState] = useState<AuthState>(() => {
+    if (!initial) return { status: 'loading', user: null };
+    claimFor(initial);
+    return initial;
+  });
+  const status = useRef<AuthState['status']>(state.status);
   const refresh = useCallback(async () => {
     const next = await loadSession();
-    // Before anything renders for this session: another user's unsent text must not show.
-    claimDrafts(next.status === 'authenticated' ? next.user.id : null);
+    claimFor(next);
     // Signed up or in here: a new account has no time zone yet, and this browser knows it.
     if (status.current === 'anonymous' && next.status === 'authenticated') {
       getMe().then(adoptBrowserTimeZone, () => {});
     }
     status.current = next.status;
-    setState(next);
+    setState((current) => (sameState(current, next) ? current : next));
     return next;
   }, [loadSession]);
   useEffect(() => {

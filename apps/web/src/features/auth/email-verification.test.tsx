@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { routes } from '../../app/routes.tsx';
 import { deferred, type Handler, mockFetch, type Reply, reply, USER_ME } from '../../test/fetch.ts';
 import { anonymous, renderRoutes, signedIn } from '../../test/render.tsx';
-import { checkAccountEarly, REMINDER_DISMISSED_KEY } from './email-verification.tsx';
+import { accountEarlySettled, checkAccountEarly, REMINDER_DISMISSED_KEY } from './email-verification.tsx';
 
 const ME = 'GET /api/users/me/';
 const RESEND = 'POST /api/auth/verification/resend/';
@@ -53,6 +53,22 @@ describe('the email verification reminder', () => {
     }
     // The profile page (loaded on demand) reads the account itself; the reminder asked only once, at sign-in.
     await waitFor(() => expect(calls(ME).length).toBe(2));
+  });
+
+  it('appears in the first render, with a signed-in page, when the page carried the session and account', async () => {
+    const { calls } = mockFetch({ [ME]: reply(200, UNVERIFIED) });
+    // As main.tsx does before React starts.
+    checkAccountEarly();
+    await accountEarlySettled();
+    renderRoutes(routes, { path: '/', auth: signedIn, initialAuth: signedIn });
+    // No waiting for anything: the reminder and the signed-in page are there as the first render commits.
+    expect(reminder()).toHaveTextContent(TEXT);
+    expect(screen.getByRole('link', { name: 'Begin Chat' })).toBeInTheDocument();
+    expect(screen.queryByText('Loading')).not.toBeInTheDocument();
+    // The provider took the early answer instead of asking again.
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(calls(ME)).toHaveLength(1);
+    expect(reminder()).toHaveTextContent(TEXT);
   });
 
   it('asks only once across pages that do not read the account', async () => {

@@ -2,7 +2,7 @@
 // verified address: a slim reminder under the nav bar says so until the link is used, and offers a
 // new link (the same "resend" the profile page has).
 
-import { resendThrottled } from '@daybook/contracts';
+import { resendThrottled, type TUserMe } from '@daybook/contracts';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { useLocation } from 'react-router-dom';
 import { adoptBrowserTimeZone } from '../daily/api.ts';
@@ -83,6 +83,8 @@ interface Account {
 }
 
 let early: ReturnType<typeof getMe> | null = null;
+/** The early answer once it has arrived: a provider mounting after it starts from it. */
+let earlyAnswer: TUserMe | null = null;
 
 /**
  * Asks for the account before React has rendered its user (main.tsx): alongside the session check on
@@ -92,14 +94,35 @@ let early: ReturnType<typeof getMe> | null = null;
 export function checkAccountEarly() {
   if (early) return;
   early = getMe();
-  // Handled where it is taken; this only keeps a failure before then from counting as unhandled.
-  early.catch(() => {});
+  early.then(
+    (me) => {
+      earlyAnswer = me;
+    },
+    // Handled where it is taken; this only keeps a failure before then from counting as unhandled.
+    () => {},
+  );
+}
+
+/** Settles once the early account answer (if one was asked for) has arrived or failed. */
+export function accountEarlySettled(): Promise<void> {
+  return (early ?? Promise.resolve()).then(
+    () => {},
+    () => {},
+  );
+}
+
+const accountFrom = (user: string, me: TUserMe): Account => ({ user, email: me.email, verified: me.email_verified });
+
+/** The arrived early answer, if it is this user's. */
+function earlyAccount(user: string | null): Account | null {
+  return user !== null && earlyAnswer && String(earlyAnswer.id) === user ? accountFrom(user, earlyAnswer) : null;
 }
 
 /** The early answer if it is this user's (the session may have changed since), else a new request. */
 function accountOf(user: string, signal: AbortSignal) {
   const taken = early;
   early = null;
+  earlyAnswer = null;
   if (!taken) return getMe(signal);
   return taken.then(
     (me) => (String(me.id) === user ? me : getMe(signal)),
@@ -114,7 +137,7 @@ function accountOf(user: string, signal: AbortSignal) {
 export function EmailVerificationProvider({ children }: { children: ReactNode }) {
   const { state } = useAuth();
   const user = state.status === 'authenticated' ? String(state.user.id) : null;
-  const [account, setAccount] = useState<Account | null>(null);
+  const [account, setAccount] = useState<Account | null>(() => earlyAccount(user));
   const [checks, setChecks] = useState(0);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: `checks` asks again after a verification
@@ -123,7 +146,13 @@ export function EmailVerificationProvider({ children }: { children: ReactNode })
     const controller = new AbortController();
     accountOf(user, controller.signal)
       .then((me) => {
-        setAccount({ user, email: me.email, verified: me.email_verified });
+        const next = accountFrom(user, me);
+        // The same answer as the one the provider started from changes nothing.
+        setAccount((current) =>
+          current?.user === next.user && current.email === next.email && current.verified === next.verified
+            ? current
+            : next,
+        );
         // A user without a time zone gets this device's (once; the daily message is delivered by it).
         void adoptBrowserTimeZone(me);
       })
