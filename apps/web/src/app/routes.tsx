@@ -1,4 +1,4 @@
-import { lazy, type ReactNode, Suspense } from 'react';
+import { lazy, type ReactNode, Suspense, useEffect, useState } from 'react';
 import { matchRoutes, type RouteObject } from 'react-router-dom';
 import { Loading } from '../components/Loading.tsx';
 import { LoginAlias } from '../features/auth/LoginAlias.tsx';
@@ -13,8 +13,6 @@ import { RouteGuard } from './RouteGuard.tsx';
 
 // The chat (socket, markdown) loads on first visit, keeping the first page small.
 const chat = () => import('../features/chat/ChatView.tsx');
-// Opened straight on the chat: its code loads while the session is checked, not after.
-if (typeof window !== 'undefined' && window.location.pathname === '/chat') chat().catch(() => {});
 const ChatScreen = lazy(() => chat().then((m) => ({ default: m.ChatScreen })));
 const OnboardingScreen = lazy(() => chat().then((m) => ({ default: m.OnboardingScreen })));
 // The tour shares the chat's message rendering, so it loads on demand as well.
@@ -62,7 +60,34 @@ const CalendarConnectionsRedirect = lazy(() =>
 const CreatorRoute = lazy(() =>
   import('../features/about/CreatorRoute.tsx').then((m) => ({ default: m.CreatorRoute })),
 );
-const later = (node: ReactNode) => <Suspense fallback={<Loading />}>{node}</Suspense>;
+/** The app has painted once: pages opened from then on ask for their code at once. */
+let painted = false;
+
+/**
+ * A page whose code loads on demand. Opened straight (in the app's first render), its code is asked
+ * for once that render has been painted: the nav bar and what the page already knows show first,
+ * without the page's code competing with the app's own for the connection.
+ */
+function Later({ children }: { children: ReactNode }) {
+  const [ready, setReady] = useState(painted || typeof requestAnimationFrame === 'undefined');
+  useEffect(() => {
+    if (ready) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // The frame after this commit, then the task after its paint.
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => {
+        painted = true;
+        setReady(true);
+      }, 0);
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [ready]);
+  return <Suspense fallback={<Loading />}>{ready ? children : <Loading />}</Suspense>;
+}
+const later = (node: ReactNode) => <Later>{node}</Later>;
 
 /** The page's own document title (the about and not-found pages set theirs). */
 const titled = (title: string, node: ReactNode) => <Titled title={title}>{node}</Titled>;

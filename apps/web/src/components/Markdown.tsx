@@ -1,14 +1,15 @@
-// Markdown through react-markdown and remark-gfm: the dialect the server's daily email uses (GFM, raw
+// Markdown through react-markdown and GFM (remark-gfm's syntax): the dialect the server's daily email uses (GFM, raw
 // HTML never rendered: it shows as text). React elements only, never HTML strings; only http(s), mailto
 // and tel links (or relative ones) become links. Optionally, citations such as [2] or [1, 3] link to
 // the numbered sources they name.
 import type { Element as HastElement, Root as HastRoot } from 'hast';
 import type { Nodes as MdastNodes, Parents as MdastParents, Root as MdastRoot, PhrasingContent } from 'mdast';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
 import { createContext, type ReactNode, useContext, useId, useMemo } from 'react';
 import ReactMarkdown, { type Components, type ExtraProps } from 'react-markdown';
-import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
-import { unified } from 'unified';
+import { type Processor, unified } from 'unified';
 import { CopyButton } from './CopyButton.tsx';
 
 const SAFE_SCHEMES = new Set(['http', 'https', 'mailto', 'tel']);
@@ -51,12 +52,23 @@ export function SafeLink({ href, children }: { href: string; children: ReactNode
 /** Numbered sources that `[n]` citations point at (n counts from 1). */
 export type Citations = readonly { url: string; title?: string | undefined }[];
 
-// ---- parsing (the same remark-parse + remark-gfm as the renderer and the server's email) ----
+// ---- parsing (the same remark-parse + GFM as the renderer and the server's email) ----
 
 /** A top-level block of a document, as far as callers need to know (heading levels). */
 export type Block =
   | { type: 'heading'; level: number }
   | { type: Exclude<MdastRoot['children'][number]['type'], 'heading'> };
+
+/**
+ * remark-gfm without its markdown writer: what it adds to the parser, word for word. The app only
+ * reads markdown, and the writer (mdast-util-to-markdown and GFM's serialisers) would be a tenth of
+ * the chat's code, loaded and run on every chat page for nothing.
+ */
+function remarkGfm(this: Processor) {
+  const data = this.data();
+  data.micromarkExtensions = [...(data.micromarkExtensions ?? []), gfm()];
+  data.fromMarkdownExtensions = [...(data.fromMarkdownExtensions ?? []), gfmFromMarkdown()];
+}
 
 const parser = unified().use(remarkParse).use(remarkGfm);
 

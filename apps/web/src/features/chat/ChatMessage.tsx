@@ -24,12 +24,25 @@ export const COLLAPSE_LINES = 12;
 /** Roughly how many characters fit on one line of a bubble. */
 const CHARS_PER_LINE = 80;
 
+/** Fewer characters than fit on a line of the narrowest bubble (a 320 px phone fits about 30). */
+const NARROWEST_CHARS_PER_LINE = 20;
+
 /** About how many lines `text` takes: its line breaks plus wrapping of long lines. */
-export function estimateLines(text: string): number {
+export function estimateLines(text: string, charsPerLine = CHARS_PER_LINE): number {
   return text
     .trimEnd()
     .split('\n')
-    .reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / CHARS_PER_LINE)), 0);
+    .reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / charsPerLine)), 0);
+}
+
+/**
+ * Whether `text` stays well under the fold on any screen: wrapped as on the narrowest bubble, with
+ * every blank line a line of its own, it takes at most two thirds of the lines (the rest is room for
+ * headings, list and table spacing). Such an answer is never measured: measuring reads the layout,
+ * which a history of 50 answers would otherwise force at once, in the middle of its first render.
+ */
+export function surelyShort(text: string): boolean {
+  return estimateLines(text, NARROWEST_CHARS_PER_LINE) * 3 <= COLLAPSE_LINES * 2;
 }
 
 /**
@@ -62,11 +75,10 @@ export function CollapsibleMarkdown({
   const long = !streaming && (measured ?? estimateLines(text) > COLLAPSE_LINES);
   const collapsed = long && !expanded;
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the text changes the height to measure
   useLayoutEffect(() => {
     const body = bodyRef.current;
     // While streaming it never collapses: no layout reads for every piece.
-    if (!body || streaming) return;
+    if (!body || streaming || surelyShort(text)) return;
     const measure = () => {
       // No layout (e.g. a test DOM): keep the estimate.
       if (!body.scrollHeight) return;

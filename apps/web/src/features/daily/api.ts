@@ -38,9 +38,11 @@ const adopted = new Set<string>();
  * once per account and page load. Failures are ignored: the profile page offers the same choice.
  */
 export async function adoptBrowserTimeZone(me: Pick<TUserMe, 'id' | 'time_zone'>): Promise<void> {
-  const zone = browserTimeZone();
   const account = String(me.id);
-  if (me.time_zone !== null || !zone || adopted.has(account)) return;
+  if (me.time_zone !== null || adopted.has(account)) return;
+  // Asked only now: the engine's first date format loads its time zone data (tens of ms on a phone).
+  const zone = browserTimeZone();
+  if (!zone) return;
   adopted.add(account);
   await updateMe({ time_zone: zone }).catch(() => {});
 }

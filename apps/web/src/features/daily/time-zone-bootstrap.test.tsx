@@ -7,16 +7,20 @@ import { anonymous, renderRoutes, signedIn } from '../../test/render.tsx';
 import { type AuthState, useAuth } from '../auth/auth-context.tsx';
 import { adoptBrowserTimeZone, clearAdoptedTimeZones } from './api.ts';
 
+const browserTimeZone = vi.hoisted(() => vi.fn(() => 'Europe/Berlin'));
 vi.mock('./time-zones.ts', async (original) => ({
   ...(await original<typeof import('./time-zones.ts')>()),
-  browserTimeZone: () => 'Europe/Berlin',
+  browserTimeZone,
 }));
 
 const GET_ME = 'GET /api/users/me/';
 const PATCH_ME = 'PATCH /api/users/me/';
 const NO_ZONE = { ...USER_ME, time_zone: null };
 
-beforeEach(() => clearAdoptedTimeZones());
+beforeEach(() => {
+  clearAdoptedTimeZones();
+  browserTimeZone.mockClear();
+});
 
 function SignIn() {
   const { state, refresh } = useAuth();
@@ -60,6 +64,8 @@ describe('time zone from the browser', () => {
     const { requests, calls } = mockFetch({ [PATCH_ME]: reply(200, USER_ME) });
     await adoptBrowserTimeZone({ id: USER_ME.id, time_zone: 'Asia/Tokyo' });
     expect(requests).toEqual([]);
+    // Nor is the browser asked: its first date format loads the engine's time zone data, which costs.
+    expect(browserTimeZone).not.toHaveBeenCalled();
     // The same account without one is given the browser's.
     await adoptBrowserTimeZone({ id: USER_ME.id, time_zone: null });
     expect(calls(PATCH_ME).map((c) => c.body)).toEqual([{ time_zone: 'Europe/Berlin' }]);
