@@ -35,6 +35,9 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: true,
     rolldownOptions: {
+      // Building a zod schema has no effect beyond its value: one that no code of a chunk uses is
+      // left out of it, instead of being built as the chunk loads (the contracts define many per file).
+      treeshake: { manualPureFunctions: ['z'] },
       output: {
         // zod and the setup that turns its eval probe off (src/zod-setup.ts) share a chunk, so the
         // setup runs before any chunk that builds schemas (the contracts, shared by lazy pages):

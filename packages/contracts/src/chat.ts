@@ -1,13 +1,13 @@
 // The chat protocol: JSON over the WebSockets /ws/chat/ and /ws/onboarding/, and chat history over
 // HTTP. Every message type is defined here once; server and web parse with these schemas.
 import { z } from 'zod';
-import { ZRowId } from './common.ts';
+import { thousands, ZRowId } from './common.ts';
 
 export const CHAT_TEXT_MAX = 8000;
 export const CHAT_HISTORY_SIZE = 50;
 
 /** Texts the server sends and the web client shows on its own, kept the same here. */
-export const CHAT_TOO_LONG = `Messages can be at most ${CHAT_TEXT_MAX.toLocaleString('en-US')} characters.`;
+export const CHAT_TOO_LONG = `Messages can be at most ${thousands(CHAT_TEXT_MAX)} characters.`;
 export const ONBOARDING_FINISHED = "You've finished onboarding. Tell Daybook more any time in your chat.";
 /** Notes in place of an answer that the client offers to ask again (they carry reply_to). */
 export const ASSISTANT_UNAVAILABLE = 'The assistant is unavailable right now, please try again';

@@ -12,6 +12,12 @@ export const ZApiError = z.object({
 export type TApiError = z.infer<typeof ZApiError>;
 
 /** The largest id a database row can have (PostgreSQL `integer`). */
+/**
+ * A whole number with thousands separators, as `toLocaleString('en-US')` writes it ("8,000"), without
+ * starting the engine's number formatting where a module loads (a phone pays tens of ms for its first use).
+ */
+export const thousands = (n: number): string => String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
 export const MAX_ROW_ID = 2_147_483_647;
 
 /** A row id from a query string or path: a positive integer a row could have. */

@@ -1,6 +1,6 @@
 // What the assistant knows about a user: /api/memories/...
 import { z } from 'zod';
-import { MAX_ROW_ID } from './common.ts';
+import { MAX_ROW_ID, thousands } from './common.ts';
 
 export const MEMORY_PAGE_SIZE = 30;
 export const MEMORY_KEY_MAX = 200;
@@ -80,7 +80,7 @@ const data = z
   .string({ error: 'Data is required.' })
   .trim()
   .min(1, 'Memory data cannot be blank.')
-  .max(MEMORY_DATA_MAX, `Data must be at most ${MEMORY_DATA_MAX.toLocaleString('en')} characters.`);
+  .max(MEMORY_DATA_MAX, `Data must be at most ${thousands(MEMORY_DATA_MAX)} characters.`);
 const url = z
   .string()
   .trim()
@@ -167,7 +167,7 @@ export const ZMemoryImport = z.object({
   exported_at: z.string().optional(),
   memories: z
     .array(ZMemoryExportItem)
-    .max(MEMORY_IMPORT_MAX, `At most ${MEMORY_IMPORT_MAX.toLocaleString('en')} memories per import.`),
+    .max(MEMORY_IMPORT_MAX, `At most ${thousands(MEMORY_IMPORT_MAX)} memories per import.`),
 });
 
 export const ZMemoryImportResult = z.object({

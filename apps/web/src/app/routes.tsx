@@ -60,13 +60,13 @@ const CalendarConnectionsRedirect = lazy(() =>
 const CreatorRoute = lazy(() =>
   import('../features/about/CreatorRoute.tsx').then((m) => ({ default: m.CreatorRoute })),
 );
-/** The app has painted once: pages opened from then on ask for their code at once. */
+/** A page of on-demand code has been painted once: the ones shown from then on ask for their code at once. */
 let painted = false;
 
 /**
- * A page whose code loads on demand. Opened straight (in the app's first render), its code is asked
- * for once that render has been painted: the nav bar and what the page already knows show first,
- * without the page's code competing with the app's own for the connection.
+ * A page whose code loads on demand. The first one (usually the page opened straight) asks for its
+ * code once its first render has been painted: the nav bar and what the page already knows show
+ * first, without the page's code competing with the app's own for the connection and the CPU.
  */
 function Later({ children }: { children: ReactNode }) {
   const [ready, setReady] = useState(painted || typeof requestAnimationFrame === 'undefined');

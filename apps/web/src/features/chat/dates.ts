@@ -1,14 +1,16 @@
 // Dates in the chat: the day separators between messages of different local days and the full
 // date behind each time stamp. Pure functions of the time stamps and "now", in the browser's zone.
 
-/** Parts of a date in 12-hour English ("Mon", "17", "November", "2026"), whatever the ICU's own patterns. */
-const SHORT_DAY = new Intl.DateTimeFormat('en-US', {
-  weekday: 'short',
-  day: 'numeric',
-  month: 'long',
-  year: 'numeric',
-});
-const LONG_DAY = new Intl.DateTimeFormat('en-US', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
+/**
+ * Parts of a date in 12-hour English ("Mon", "17", "November", "2026"), whatever the ICU's own patterns.
+ * Made on first use, not as the chat's code loads: an engine's first date format costs a phone tens of ms.
+ */
+let shortDay: Intl.DateTimeFormat | undefined;
+let longDay: Intl.DateTimeFormat | undefined;
+const SHORT_DAY = () =>
+  (shortDay ??= new Intl.DateTimeFormat('en-US', { weekday: 'short', day: 'numeric', month: 'long', year: 'numeric' }));
+const LONG_DAY = () =>
+  (longDay ??= new Intl.DateTimeFormat('en-US', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }));
 
 export const TODAY = 'Today';
 export const YESTERDAY = 'Yesterday';
@@ -37,7 +39,7 @@ export function formatTime(iso: string): string {
 export function formatFullDate(iso: string): string {
   const date = parse(iso);
   if (!date) return '';
-  const { weekday, day, month, year } = parts(LONG_DAY, date);
+  const { weekday, day, month, year } = parts(LONG_DAY(), date);
   return `${weekday} ${day} ${month} ${year} at ${formatTime(iso)}`;
 }
 
@@ -56,7 +58,7 @@ export function dayLabel(date: Date, now: number): string {
   // Calendar arithmetic, not 24 hours: a day with a daylight saving change is 23 or 25 hours long.
   const yesterday = new Date(today.getFullYear(), today.getMonth(), today.getDate() - 1);
   if (key === localDayKey(yesterday)) return YESTERDAY;
-  const { weekday, day, month, year } = parts(SHORT_DAY, date);
+  const { weekday, day, month, year } = parts(SHORT_DAY(), date);
   const label = `${weekday} ${day} ${month}`;
   return date.getFullYear() === today.getFullYear() ? label : `${label} ${year}`;
 }

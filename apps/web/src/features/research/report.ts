@@ -63,16 +63,19 @@ export function headingShift(text: string, target: number): number {
   return smallest === 7 ? target - 1 : target - smallest;
 }
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'long' });
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-
-const formatWith = (format: Intl.DateTimeFormat) => (iso: string) => {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : format.format(date);
+/** A formatter made on first use, not as the module loads (an engine's first date format costs a phone tens of ms). */
+const formatWith = (options: Intl.DateTimeFormatOptions) => {
+  let format: Intl.DateTimeFormat | undefined;
+  return (iso: string) => {
+    const date = new Date(iso);
+    if (Number.isNaN(date.getTime())) return iso;
+    format ??= new Intl.DateTimeFormat(undefined, options);
+    return format.format(date);
+  };
 };
 
-export const formatDate = formatWith(dateFormat);
-export const formatDateTime = formatWith(dateTimeFormat);
+export const formatDate = formatWith({ dateStyle: 'long' });
+export const formatDateTime = formatWith({ dateStyle: 'medium', timeStyle: 'short' });
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
