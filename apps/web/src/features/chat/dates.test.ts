@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { dayLabel, formatFullDate, formatTime, groupByDay, localDayKey, msUntilNextDay } from './dates.ts';
 
 /** A local time as ISO, so the expectations hold in any time zone. */
@@ -14,6 +14,17 @@ describe('chat dates', () => {
     expect(formatFullDate(local(2025, 10, 17, 9, 30))).toBe('Monday 17 November 2025 at 9:30 AM');
     expect(formatFullDate('not a date')).toBe('');
     expect(formatTime('not a date')).toBe('');
+  });
+
+  it("never starts the engine's date formats (their first use costs a phone tens of ms)", () => {
+    const format = vi.spyOn(Intl, 'DateTimeFormat');
+    try {
+      formatFullDate(local(2026, 10, 17, 15, 7));
+      dayLabel(new Date(local(2025, 10, 17)), at(2026, 10, 18, 9, 0));
+      expect(format).not.toHaveBeenCalled();
+    } finally {
+      format.mockRestore();
+    }
   });
 
   it('labels days as Today, Yesterday, a date this year and a date with its year', () => {

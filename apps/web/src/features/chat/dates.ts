@@ -1,16 +1,34 @@
 // Dates in the chat: the day separators between messages of different local days and the full
 // date behind each time stamp. Pure functions of the time stamps and "now", in the browser's zone.
 
-/**
- * Parts of a date in 12-hour English ("Mon", "17", "November", "2026"), whatever the ICU's own patterns.
- * Made on first use, not as the chat's code loads: an engine's first date format costs a phone tens of ms.
- */
-let shortDay: Intl.DateTimeFormat | undefined;
-let longDay: Intl.DateTimeFormat | undefined;
-const SHORT_DAY = () =>
-  (shortDay ??= new Intl.DateTimeFormat('en-US', { weekday: 'short', day: 'numeric', month: 'long', year: 'numeric' }));
-const LONG_DAY = () =>
-  (longDay ??= new Intl.DateTimeFormat('en-US', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }));
+// The chat writes its dates in English whatever the browser's language, from the local calendar
+// fields: no Intl.DateTimeFormat, whose first use loads the engine's locale data (tens of ms on a
+// phone, in the middle of the history's first render).
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/** "Monday", "17", "November", "2026" of `date`, in local time. */
+function parts(date: Date) {
+  return {
+    weekday: WEEKDAYS[date.getDay()] as string,
+    day: String(date.getDate()),
+    month: MONTHS[date.getMonth()] as string,
+    year: String(date.getFullYear()),
+  };
+}
 
 export const TODAY = 'Today';
 export const YESTERDAY = 'Yesterday';
@@ -19,12 +37,6 @@ const parse = (iso: string): Date | null => {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? null : date;
 };
-
-function parts(format: Intl.DateTimeFormat, date: Date) {
-  const found: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
-  for (const part of format.formatToParts(date)) found[part.type] = part.value;
-  return found;
-}
 
 /** 12-hour clock in local time, e.g. "3:07 PM"; empty for an unreadable time stamp. */
 export function formatTime(iso: string): string {
@@ -39,7 +51,7 @@ export function formatTime(iso: string): string {
 export function formatFullDate(iso: string): string {
   const date = parse(iso);
   if (!date) return '';
-  const { weekday, day, month, year } = parts(LONG_DAY(), date);
+  const { weekday, day, month, year } = parts(date);
   return `${weekday} ${day} ${month} ${year} at ${formatTime(iso)}`;
 }
 
@@ -58,8 +70,8 @@ export function dayLabel(date: Date, now: number): string {
   // Calendar arithmetic, not 24 hours: a day with a daylight saving change is 23 or 25 hours long.
   const yesterday = new Date(today.getFullYear(), today.getMonth(), today.getDate() - 1);
   if (key === localDayKey(yesterday)) return YESTERDAY;
-  const { weekday, day, month, year } = parts(SHORT_DAY(), date);
-  const label = `${weekday} ${day} ${month}`;
+  const { weekday, day, month, year } = parts(date);
+  const label = `${weekday.slice(0, 3)} ${day} ${month}`;
   return date.getFullYear() === today.getFullYear() ? label : `${label} ${year}`;
 }
 
