@@ -18,6 +18,23 @@ export type TApiError = z.infer<typeof ZApiError>;
  */
 export const thousands = (n: number): string => String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
+/** English day and month names, as the chat and the daily email write dates whatever the reader's language. */
+export const WEEKDAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
+export const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+] as const;
+
 export const MAX_ROW_ID = 2_147_483_647;
 
 /** A row id from a query string or path: a positive integer a row could have. */

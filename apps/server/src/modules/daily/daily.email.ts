@@ -1,6 +1,7 @@
 // The daily message as an email: sanitised HTML from the same markdown dialect the web app renders
 // (GFM, raw HTML off), one inline-styled template, a plain-text part, and one-click pause headers.
 // The message quotes text from the web, so every byte of it passes the sanitiser or is escaped.
+import { MONTH_NAMES, WEEKDAY_NAMES } from '@daybook/contracts';
 import type { Element, ElementContent, Root as HastRoot, RootContent as HastRootContent, Properties } from 'hast';
 import type {
   Node as MdastNode,
@@ -299,28 +300,12 @@ export function markdownToText(tree: MdastRoot, publicUrl: string): string {
 
 // --- The mail ---------------------------------------------------------------------------------
 
-const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
 /** "Tuesday, 24 November" from 2026-11-24: a calendar date, so no time zone may move it. */
 export function formatDeliveryDate(deliveryDate: string): string {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(deliveryDate);
   const date = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : undefined;
   if (!date || date.toISOString().slice(0, 10) !== deliveryDate) throw new Error(`not a date: ${deliveryDate}`);
-  return `${WEEKDAYS[date.getUTCDay()]}, ${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]}`;
+  return `${WEEKDAY_NAMES[date.getUTCDay()]}, ${date.getUTCDate()} ${MONTH_NAMES[date.getUTCMonth()]}`;
 }
 
 function requireHttpUrl(name: string, value: string): string {

@@ -1,31 +1,18 @@
 // Dates in the chat: the day separators between messages of different local days and the full
 // date behind each time stamp. Pure functions of the time stamps and "now", in the browser's zone.
 
-// The chat writes its dates in English whatever the browser's language, from the local calendar
-// fields: no Intl.DateTimeFormat, whose first use loads the engine's locale data (tens of ms on a
-// phone, in the middle of the history's first render).
-const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
+import { MONTH_NAMES, WEEKDAY_NAMES } from '@daybook/contracts';
 
-/** "Monday", "17", "November", "2026" of `date`, in local time. */
+/**
+ * "Monday", "17", "November", "2026" of `date`, in local time: English whatever the browser's
+ * language, from the calendar fields. No Intl.DateTimeFormat, whose first use loads the engine's
+ * locale data (tens of ms on a phone, in the middle of the history's first render).
+ */
 function parts(date: Date) {
   return {
-    weekday: WEEKDAYS[date.getDay()] as string,
+    weekday: WEEKDAY_NAMES[date.getDay()] as string,
     day: String(date.getDate()),
-    month: MONTHS[date.getMonth()] as string,
+    month: MONTH_NAMES[date.getMonth()] as string,
     year: String(date.getFullYear()),
   };
 }
