@@ -874,6 +874,35 @@ describe('ChatView', () => {
     expect(list.scrollTop).toBe(1_250);
   });
 
+  it('keeps the newest message in view when the list gets shorter (a phone keyboard), without laying the page out as it opens', () => {
+    let observed: (() => void) | undefined;
+    vi.stubGlobal(
+      'ResizeObserver',
+      class {
+        constructor(callback: () => void) {
+          observed = callback;
+        }
+        observe() {}
+        disconnect() {}
+      },
+    );
+    let height = 600;
+    const reads = vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockImplementation(() => height);
+    const { connect } = setup();
+    // Nothing is read before the observer reports a layout.
+    expect(reads).not.toHaveBeenCalled();
+    connect([message({ raw_text: 'Noted, Lisbon it is.' })]);
+    const list = screen.getByRole('log', { name: 'Messages' });
+    fakeScrollHeight(list, 1_200);
+    act(() => observed?.());
+    list.scrollTop = 600;
+    // The first report is the size it opened with; a later, smaller one scrolls on to the end.
+    height = 300;
+    act(() => observed?.());
+    expect(list.scrollTop).toBe(1_200);
+    reads.mockRestore();
+  });
+
   it('greets an empty chat and points to the Memories page', async () => {
     const { connect, router } = setup();
     connect();

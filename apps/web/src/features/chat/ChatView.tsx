@@ -452,6 +452,8 @@ export function ChatView({
     const newest = lastItem?.key;
     const isNew = newest !== lastKeyRef.current;
     lastKeyRef.current = newest;
+    // Nothing to follow yet: no reading of the layout (as the page opens it would be laid out twice).
+    if (newest === undefined) return;
     if (followRef.current) list.scrollTop = list.scrollHeight;
     else if (isNew && newest !== undefined) setShowJump(true);
   }, [state.items, awaitingReply, notifications.length > 0, outage, notice, dailyTarget.note, finishTarget]);
@@ -460,10 +462,13 @@ export function ChatView({
   useEffect(() => {
     const list = listRef.current;
     if (!list || typeof ResizeObserver === 'undefined') return;
-    let height = list.clientHeight;
+    // Taken from the observer's first call (after a layout), not read here, which would lay the page
+    // out in the middle of its first render.
+    let height: number | null = null;
     const observer = new ResizeObserver(() => {
-      if (list.clientHeight === height) return;
+      const was = height;
       height = list.clientHeight;
+      if (was === null || height === was) return;
       if (followRef.current) list.scrollTop = list.scrollHeight;
     });
     observer.observe(list);
