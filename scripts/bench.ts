@@ -20,7 +20,7 @@
 // BENCH_CONNECTIONS (50; at the fixed rate, the most it opens), BENCH_RATE (500 req/s, evenly spaced,
 // latency from when each request was due), BENCH_RATE_SECONDS (4), BENCH_CHAT_USERS (100),
 // BENCH_CHAT_RUNS (10), BENCH_TURNS (10), BENCH_THINK_MS (1000), BENCH_SOCKETS (5000),
-// BENCH_LIGHTHOUSE_RUNS (3), BENCH_ONLY (phases: http,rate,chat,sockets,web), BENCH_ENDPOINTS (names, e.g. session,memories; the bare
+// BENCH_LIGHTHOUSE_RUNS (5), BENCH_ONLY (phases: http,rate,chat,sockets,web), BENCH_ENDPOINTS (names, e.g. session,memories; the bare
 // lookup always runs), BENCH_BUILD=0 (measure the builds already there), BENCH_SERVER_FLAGS (node
 // flags for Daybook, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof), BENCH_OUT (bench-results),
 // BENCH_BASELINE (a commit for the chat baseline; 'none' holds the chat line to 20 ms instead),
@@ -78,7 +78,8 @@ const S = {
   thinkMs: num('BENCH_THINK_MS', 1000),
   sockets: num('BENCH_SOCKETS', 5000),
   socketsPerUser: 5,
-  lighthouseRuns: num('BENCH_LIGHTHOUSE_RUNS', 3),
+  // Lighthouse's own advice for a score to compare: the median of 5 runs (one run varies by several points).
+  lighthouseRuns: num('BENCH_LIGHTHOUSE_RUNS', 5),
   phases: new Set((env.BENCH_ONLY ?? 'http,rate,chat,sockets,web').split(',').map((s) => s.trim())),
   endpoints: env.BENCH_ENDPOINTS ? new Set(env.BENCH_ENDPOINTS.split(',').map((s) => s.trim())) : null,
   build: env.BENCH_BUILD !== '0',
