@@ -5,7 +5,7 @@ import {
   type TMemoryCategory,
   type TMemoryPage,
 } from '@daybook/contracts';
-import { useCallback, useEffect, useState } from 'react';
+import { startTransition, useCallback, useEffect, useOptimistic, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { listMemories, listMemoryCategories } from './api.ts';
 
@@ -32,7 +32,7 @@ function useMemoryView() {
   const [params, setParams] = useSearchParams();
   const view = readView(params);
   const change = useCallback(
-    (changes: Partial<MemoryView>, { replace = false, flushSync = false } = {}) =>
+    (changes: Partial<MemoryView>, { replace = false } = {}) =>
       setParams(
         (previous) => {
           const next = { ...readView(previous), ...changes };
@@ -45,7 +45,7 @@ function useMemoryView() {
           if (next.page > 1) out.set('page', String(next.page));
           return out;
         },
-        { replace, flushSync },
+        { replace },
       ),
     [setParams],
   );
@@ -57,7 +57,10 @@ export const pageCount = (count: number) => Math.max(1, Math.ceil(count / MEMORY
 /** One page of memories for the view in the URL, with local updates after changes. */
 export function useMemories() {
   const { view, change } = useMemoryView();
-  const { page, showDeleted, search } = view;
+  // The router applies a URL change as a transition: until it is done, the checkbox (and the view
+  // it picks) already show what the user chose, never its old state.
+  const [showDeleted, showDeletedNow] = useOptimistic(view.showDeleted);
+  const { page, search } = view;
   // Which view the held page belongs to: a page of the other view is never shown, even while loading.
   const [held, setHeld] = useState<{ showDeleted: boolean; list: TMemoryPage } | null>(null);
   const [loading, setLoading] = useState(true);
@@ -121,13 +124,17 @@ export function useMemories() {
 
   return {
     ...view,
+    showDeleted,
     list,
     loading,
     loadFailed,
     dismissLoadFailure: () => setLoadFailed(false),
     setPage: (next: number) => change({ page: next }),
-    // Synchronously, so the controlled checkbox never shows its old state while the URL changes.
-    setShowDeleted: (next: boolean) => change({ showDeleted: next, page: 1 }, { flushSync: true }),
+    setShowDeleted: (next: boolean) =>
+      startTransition(() => {
+        showDeletedNow(next);
+        change({ showDeleted: next, page: 1 });
+      }),
     /** Typing is not worth a history entry each time. */
     setSearch: (next: string) => change({ search: next.trim(), page: 1 }, { replace: true }),
     /** Where new memories appear (newest first). */
