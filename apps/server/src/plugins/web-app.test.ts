@@ -45,7 +45,7 @@ describe('serving the web app in production', () => {
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       // It carries the visitor's own answers: no shared cache may keep it.
-      expect(res.headers['cache-control']).toBe('private, no-cache');
+      expect(res.headers['cache-control']).toBe('private, no-store');
       expect(res.headers.vary).toBe('Cookie');
       expect(splitPage(res.body).page).toBe(INDEX);
     },
@@ -70,6 +70,15 @@ describe('serving the web app in production', () => {
     expect(answers?.[BOOT_SESSION]).toEqual({ status: 200, body: (await browser.get(BOOT_SESSION)).json() });
     expect(answers?.[BOOT_ACCOUNT]).toEqual({ status: 200, body: (await browser.get(BOOT_ACCOUNT)).json() });
     expect(answers?.[BOOT_ACCOUNT]?.body).toMatchObject({ email, email_verified: true });
+  });
+
+  it('reads a cookie named twice as the API does: the first counts', async () => {
+    const { browser } = await signedInUser(t);
+    const cookie = `sessionid=${browser.cookies.get('sessionid')}; sessionid=someone-elses; csrftoken=${browser.cookies.get('csrftoken')}`;
+    const page = await t.app.inject({ method: 'GET', url: '/chat', headers: { cookie } });
+    const api = await t.app.inject({ method: 'GET', url: BOOT_SESSION, headers: { cookie } });
+    expect(api.statusCode).toBe(200);
+    expect(splitPage(page.body).answers?.[BOOT_SESSION]).toEqual({ status: 200, body: api.json() });
   });
 
   it("carries an unverified new user's account (the reminder shows at once)", async () => {

@@ -38,12 +38,16 @@ export interface BootAnswer {
   body: unknown;
 }
 
-/** name=value pairs of a Cookie header, and of Set-Cookie lines (which win). */
+/**
+ * name=value pairs of a Cookie header, and of Set-Cookie lines (which win). Of a name the header
+ * holds twice, the first counts, as the server's own cookie parser takes it.
+ */
 function mergeCookies(header: string | undefined, setCookies: string[]): string {
   const jar = new Map<string, string>();
   for (const pair of (header ?? '').split(';')) {
     const eq = pair.indexOf('=');
-    if (eq > 0) jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+    const name = pair.slice(0, eq).trim();
+    if (eq > 0 && !jar.has(name)) jar.set(name, pair.slice(eq + 1).trim());
   }
   for (const line of setCookies) {
     const [pair = ''] = line.split(';');
@@ -64,22 +68,25 @@ const setCookieLines = (value: string | string[] | number | undefined): string[]
 async function bootAnswers(app: FastifyInstance, request: FastifyRequest) {
   const answers: Record<string, BootAnswer> = {};
   let setCookies: string[] = [];
+  // Never rejects: a failure is left for the app to meet (and show) as it would without the page's help.
   const ask = async (url: string) => {
-    const res = await app.inject({
-      method: 'GET',
-      url,
-      headers: {
-        accept: 'application/json',
-        'x-requested-with': 'XMLHttpRequest',
-        cookie: mergeCookies(request.headers.cookie, setCookies),
-        ...(request.headers['user-agent'] ? { 'user-agent': request.headers['user-agent'] } : {}),
-      },
-      remoteAddress: request.ip,
-    });
-    setCookies = [...setCookies, ...setCookieLines(res.headers['set-cookie'])];
-    // A failure is left for the app to meet (and show) as it would without the page's help.
-    if (res.statusCode >= 500) return;
-    answers[url] = { status: res.statusCode, body: res.json() };
+    try {
+      const res = await app.inject({
+        method: 'GET',
+        url,
+        headers: {
+          accept: 'application/json',
+          'x-requested-with': 'XMLHttpRequest',
+          cookie: mergeCookies(request.headers.cookie, setCookies),
+          ...(request.headers['user-agent'] ? { 'user-agent': request.headers['user-agent'] } : {}),
+        },
+        remoteAddress: request.ip,
+      });
+      setCookies = [...setCookies, ...setCookieLines(res.headers['set-cookie'])];
+      if (res.statusCode < 500) answers[url] = { status: res.statusCode, body: res.json() };
+    } catch (err) {
+      request.log.warn({ err, url }, 'the page was sent without one of its first answers');
+    }
   };
   const site = ask(BOOT_SITE);
   await ask(BOOT_SESSION);
@@ -113,7 +120,6 @@ function withinBudget<T>(work: Promise<T>, ms: number): Promise<T | null> {
   const late = new Promise<null>((resolve) => {
     timer = setTimeout(() => resolve(null), ms);
   });
-  work.catch(() => {});
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
@@ -146,13 +152,12 @@ export default fp<WebAppOptions>(
 
     const [beforeBody, afterBody] = splitAtBodyEnd(indexHtml);
     const sendIndex = async (request: FastifyRequest, reply: FastifyReply) => {
-      // The answers are this visitor's: no shared cache may keep the page.
-      reply.type('text/html; charset=utf-8').header('Cache-Control', 'private, no-cache').header('Vary', 'Cookie');
+      // The answers are this visitor's (the session's own answer is never stored either): no cache
+      // may keep the page, so Back and a restored tab ask again instead of showing someone's old state.
+      reply.type('text/html; charset=utf-8').header('Cache-Control', 'private, no-store').header('Vary', 'Cookie');
       if (request.method === 'HEAD') return reply.send(indexHtml);
-      const boot = await withinBudget(bootAnswers(app, request), BOOT_BUDGET_MS).catch((err: Error) => {
-        request.log.warn({ err }, 'the page was sent without its first answers');
-        return null;
-      });
+      // A page is always sent, with its answers or without them.
+      const boot = await withinBudget(bootAnswers(app, request), BOOT_BUDGET_MS).catch(() => null);
       if (!boot || Object.keys(boot.answers).length === 0) return reply.send(indexHtml);
       if (boot.setCookies.length) reply.header('set-cookie', boot.setCookies);
       const script = `<script type="application/json" id="${BOOT_ELEMENT_ID}">${scriptSafeJson(boot.answers)}</script>`;

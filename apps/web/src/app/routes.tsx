@@ -62,6 +62,8 @@ const CreatorRoute = lazy(() =>
 );
 /** A page of on-demand code has been painted once: the ones shown from then on ask for their code at once. */
 let painted = false;
+/** The longest a page waits for that first paint. */
+const LATER_AT_MOST_MS = 100;
 
 /**
  * A page whose code loads on demand. The first one (usually the page opened straight) asks for its
@@ -72,14 +74,18 @@ function Later({ children }: { children: ReactNode }) {
   const [ready, setReady] = useState(painted || typeof requestAnimationFrame === 'undefined');
   useEffect(() => {
     if (ready) return;
+    const go = () => {
+      painted = true;
+      setReady(true);
+    };
     let timer: ReturnType<typeof setTimeout> | undefined;
-    // The frame after this commit, then the task after its paint.
+    // The frame after this commit, then the task after its paint. A tab in the background draws no
+    // frames: there a short wait stands in, so its page is ready when the user comes to it.
     const frame = requestAnimationFrame(() => {
-      timer = setTimeout(() => {
-        painted = true;
-        setReady(true);
-      }, 0);
+      clearTimeout(timer);
+      timer = setTimeout(go, 0);
     });
+    timer = setTimeout(go, LATER_AT_MOST_MS);
     return () => {
       cancelAnimationFrame(frame);
       clearTimeout(timer);

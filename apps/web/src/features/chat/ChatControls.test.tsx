@@ -3,9 +3,9 @@
 import type { TChatMessage } from '@daybook/contracts';
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { describe, expect, it, vi } from 'vitest';
 import { COPY_FAILED } from '../../components/CopyButton.tsx';
+import { memoryRouter } from '../../test/render.tsx';
 import { fakeTimers, fakeWebSocketClass } from '../../test/socket.ts';
 import { ChatPage } from './ChatView.tsx';
 
@@ -33,7 +33,7 @@ const piece = (streamId: string, text: string, replyTo?: number) => ({
 function setup() {
   const socketClass = fakeWebSocketClass();
   const timers = fakeTimers();
-  const router = createMemoryRouter(
+  const router = memoryRouter(
     [
       {
         path: '/chat',
@@ -50,7 +50,7 @@ function setup() {
     ],
     { initialEntries: ['/chat'] },
   );
-  render(<RouterProvider router={router} />);
+  render(router.element);
   const log = () => within(screen.getByRole('log', { name: 'Messages' }));
   const connect = (messages: TChatMessage[] = [], streams?: unknown[], answering?: number[]) => {
     const socket = socketClass.latest();

@@ -3,9 +3,9 @@
 import type { TChatMessage } from '@daybook/contracts';
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { describe, expect, it } from 'vitest';
 import { mockFetch, reply } from '../../test/fetch.ts';
+import { memoryRouter } from '../../test/render.tsx';
 import { fakeTimers, fakeWebSocketClass } from '../../test/socket.ts';
 import { ChatPage } from './ChatView.tsx';
 
@@ -39,14 +39,14 @@ function setup(path = '/chat') {
       timers={timers}
     />
   );
-  const router = createMemoryRouter(
+  const router = memoryRouter(
     [
       { path: '/chat', element: page('chat') },
       { path: '/onboarding', element: page('onboarding') },
     ],
     { initialEntries: [path] },
   );
-  render(<RouterProvider router={router} />);
+  render(router.element);
   const log = () => within(screen.getByRole('log', { name: 'Messages' }));
   const connect = (messages: TChatMessage[], hasMore = false) => {
     const socket = socketClass.latest();

@@ -7,7 +7,6 @@ import {
 } from '@daybook/contracts';
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { routes } from '../../app/routes.tsx';
 import {
@@ -20,7 +19,7 @@ import {
   SESSION_SIGNED_IN,
   USER_ME,
 } from '../../test/fetch.ts';
-import { renderRoutes, signedIn } from '../../test/render.tsx';
+import { memoryRouter, renderRoutes, signedIn } from '../../test/render.tsx';
 import { fakeTimers, fakeWebSocketClass } from '../../test/socket.ts';
 import { fetchSession } from '../auth/auth-context.tsx';
 import {
@@ -71,7 +70,7 @@ function setup({
 } = {}) {
   const socketClass = fakeWebSocketClass({ sendThrows });
   const timers = fakeTimers();
-  const router = createMemoryRouter(
+  const router = memoryRouter(
     [
       {
         path: '/chat',
@@ -104,7 +103,7 @@ function setup({
     ],
     { initialEntries: [path] },
   );
-  render(<RouterProvider router={router} />);
+  render(router.element);
   const textbox = () => screen.getByRole('textbox', { name: 'Message' });
   const sendButton = () => screen.getByRole('button', { name: 'Send' });
   const log = () => within(screen.getByRole('log', { name: 'Messages' }));
@@ -611,25 +610,23 @@ describe('ChatView', () => {
       }
     }
     render(
-      <RouterProvider
-        router={createMemoryRouter(
-          [
-            {
-              path: '/',
-              element: (
-                <ChatPage
-                  channel="chat"
-                  title="Chat"
-                  subtitle="Talk"
-                  WebSocketImpl={Broken as unknown as ChatViewProps['WebSocketImpl']}
-                  timers={timers}
-                />
-              ),
-            },
-          ],
-          { initialEntries: ['/'] },
-        )}
-      />,
+      memoryRouter(
+        [
+          {
+            path: '/',
+            element: (
+              <ChatPage
+                channel="chat"
+                title="Chat"
+                subtitle="Talk"
+                WebSocketImpl={Broken as unknown as ChatViewProps['WebSocketImpl']}
+                timers={timers}
+              />
+            ),
+          },
+        ],
+        { initialEntries: ['/'] },
+      ).element,
     );
     expect(screen.getByRole('alert')).toHaveTextContent('Connection error Trying again in 1 s.');
     timers.advance(1_000);
@@ -1008,19 +1005,17 @@ describe('ChatView', () => {
       },
     };
     render(
-      <RouterProvider
-        router={createMemoryRouter(
-          [
-            {
-              path: '/',
-              element: (
-                <ChatPage channel="chat" title="Chat" subtitle="Talk" WebSocketImpl={WebSocketImpl} timers={flaky} />
-              ),
-            },
-          ],
-          { initialEntries: ['/'] },
-        )}
-      />,
+      memoryRouter(
+        [
+          {
+            path: '/',
+            element: (
+              <ChatPage channel="chat" title="Chat" subtitle="Talk" WebSocketImpl={WebSocketImpl} timers={flaky} />
+            ),
+          },
+        ],
+        { initialEntries: ['/'] },
+      ).element,
     );
     expect(await screen.findByRole('heading', { name: 'Something went wrong' })).toBeInTheDocument();
     broken = false;

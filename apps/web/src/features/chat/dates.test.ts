@@ -16,11 +16,13 @@ describe('chat dates', () => {
     expect(formatTime('not a date')).toBe('');
   });
 
-  it("never starts the engine's date formats (their first use costs a phone tens of ms)", () => {
+  it("never starts the engine's date formats, as it loads or after (their first use costs a phone tens of ms)", async () => {
     const format = vi.spyOn(Intl, 'DateTimeFormat');
     try {
-      formatFullDate(local(2026, 10, 17, 15, 7));
-      dayLabel(new Date(local(2025, 10, 17)), at(2026, 10, 18, 9, 0));
+      vi.resetModules();
+      const fresh = await import('./dates.ts');
+      fresh.formatFullDate(local(2026, 10, 17, 15, 7));
+      fresh.dayLabel(new Date(local(2025, 10, 17)), at(2026, 10, 18, 9, 0));
       expect(format).not.toHaveBeenCalled();
     } finally {
       format.mockRestore();

@@ -58,9 +58,10 @@ export const pageCount = (count: number) => Math.max(1, Math.ceil(count / MEMORY
 export function useMemories() {
   const { view, change } = useMemoryView();
   // The router applies a URL change as a transition: until it is done, the checkbox (and the view
-  // it picks) already show what the user chose, never its old state.
-  const [showDeleted, showDeletedNow] = useOptimistic(view.showDeleted);
-  const { page, search } = view;
+  // and page it picks) already show what the user chose, never its old state.
+  const [chosen, choose] = useOptimistic({ showDeleted: view.showDeleted, page: view.page });
+  const { showDeleted, page } = chosen;
+  const { search } = view;
   // Which view the held page belongs to: a page of the other view is never shown, even while loading.
   const [held, setHeld] = useState<{ showDeleted: boolean; list: TMemoryPage } | null>(null);
   const [loading, setLoading] = useState(true);
@@ -124,7 +125,7 @@ export function useMemories() {
 
   return {
     ...view,
-    showDeleted,
+    ...chosen,
     list,
     loading,
     loadFailed,
@@ -132,7 +133,7 @@ export function useMemories() {
     setPage: (next: number) => change({ page: next }),
     setShowDeleted: (next: boolean) =>
       startTransition(() => {
-        showDeletedNow(next);
+        choose({ showDeleted: next, page: 1 });
         change({ showDeleted: next, page: 1 });
       }),
     /** Typing is not worth a history entry each time. */

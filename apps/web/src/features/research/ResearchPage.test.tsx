@@ -1,11 +1,10 @@
 import type { TResearch } from '@daybook/contracts';
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { describe, expect, it, vi } from 'vitest';
 import { routes } from '../../app/routes.tsx';
 import { type Handler, mockFetch, reply, USER_ME } from '../../test/fetch.ts';
-import { renderRoutes, signedIn } from '../../test/render.tsx';
+import { memoryRouter, renderRoutes, signedIn } from '../../test/render.tsx';
 import {
   COPIED,
   COPY_FAILED,
@@ -46,14 +45,14 @@ function open(path: string, handler: Handler) {
 /** The page alone, polling fast. */
 function openPolling(handler: Handler) {
   const network = mockFetch({ [PATH]: handler });
-  const router = createMemoryRouter(
+  const router = memoryRouter(
     [
       { path: '/resources/research/:id', element: <ResearchPage pollMs={5} /> },
       { path: '/resources', element: <h1>Resources page</h1> },
     ],
     { initialEntries: ['/resources/research/12'] },
   );
-  render(<RouterProvider router={router} />);
+  render(router.element);
   return { ...network, router };
 }
 

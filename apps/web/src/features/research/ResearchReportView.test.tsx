@@ -1,8 +1,8 @@
 import type { TResearchReport } from '@daybook/contracts';
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { describe, expect, it } from 'vitest';
+import { memoryRouter } from '../../test/render.tsx';
 import { ChatMessage } from '../chat/ChatMessage.tsx';
 import type { ChatItem } from '../chat/chat.state.ts';
 import { OPEN_REPORT, REPORT_ERROR } from './ResearchReportView.tsx';
@@ -30,14 +30,14 @@ function show(raw: string) {
     message_id: 1,
     timestamp: '2025-06-03T09:33:00.000Z',
   };
-  const router = createMemoryRouter(
+  const router = memoryRouter(
     [
       { path: '/chat', element: <ChatMessage item={item} /> },
       { path: '/resources/research/:id', element: <h1>Report page</h1> },
     ],
     { initialEntries: ['/chat'] },
   );
-  render(<RouterProvider router={router} />);
+  render(router.element);
   return router;
 }
 

@@ -1,9 +1,8 @@
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../app/routes.tsx';
-import { renderRoutes } from '../../test/render.tsx';
+import { memoryRouter, renderRoutes } from '../../test/render.tsx';
 import { fakeTimers } from '../../test/socket.ts';
 import { TourPage, type TourPageProps } from './TourPage.tsx';
 import { CONTINUE_DELAY_MS, MESSAGE_PAUSE_MS, MIN_HUMAN_PAUSE_MS, pauseBefore, typingDelays } from './tour.engine.ts';
@@ -15,7 +14,7 @@ const WHOLE_STAGE_MS = 120_000;
 function setup(mode: TourPageProps['mode'], props: Partial<TourPageProps> = {}) {
   const timers = fakeTimers();
   const path = mode === 'guest' ? '/guest-tour' : '/demo-tour';
-  const router = createMemoryRouter(
+  const router = memoryRouter(
     [
       { path, element: <TourPage mode={mode} clock={timers} random={() => 0} timeScale={1} {...props} /> },
       { path: '/', element: <h1>Home page</h1> },
@@ -23,7 +22,7 @@ function setup(mode: TourPageProps['mode'], props: Partial<TourPageProps> = {}) 
     ],
     { initialEntries: [path] },
   );
-  render(<RouterProvider router={router} />);
+  render(router.element);
   const sidebar = () => within(screen.getByRole('complementary', { name: 'Tour guide' }));
   const button = (name: RegExp | string = /^(Continue|Finish Tour|Start Onboarding)$/) =>
     screen.getByRole('button', { name });
