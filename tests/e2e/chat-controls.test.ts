@@ -141,11 +141,13 @@ it('regenerates the latest answer: a new answer to the same question, the earlie
   expect(await answers(page).count()).toBe(before + 1);
   await page.getByText('An answer to "Name a colour".').waitFor();
   expect(await page.getByRole('log').getByText('Name a colour', { exact: true }).count()).toBe(1);
-  // Each says which answer it is; focus stayed in the chat (the message box), not on the page.
-  expect(await answers(page).last().getByText('Answer 2 of 2').count()).toBe(1);
-  expect(
-    await answers(page).filter({ hasText: 'An answer to "Name a colour".' }).getByText('Answer 1 of 2').count(),
-  ).toBe(1);
+  // Each says which answer it is once the new one has finished (its last words arrive before the end
+  // of the answer does); focus stayed in the chat (the message box), not on the page.
+  await answers(page).last().getByText('Answer 2 of 2').waitFor({ timeout: 15_000 });
+  await answers(page)
+    .filter({ hasText: 'An answer to "Name a colour".' })
+    .getByText('Answer 1 of 2')
+    .waitFor({ timeout: 15_000 });
   expect(
     await page.getByRole('textbox', { name: 'Message', exact: true }).evaluate((el) => el === document.activeElement),
   ).toBe(true);
