@@ -1,6 +1,7 @@
 export * from './account-data.ts';
 export * from './accounts.ts';
 export * from './admin.ts';
+export * from './boot.ts';
 export * from './calendar.ts';
 export * from './chat.ts';
 export * from './chat-search.ts';

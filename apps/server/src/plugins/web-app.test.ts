@@ -2,12 +2,13 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import { BOOT_ELEMENT_ID } from '@daybook/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { signedInUser, signUp } from '../test/factories.ts';
 import { Browser, createTestApp, TEST_SECRET, type TestApp } from '../test/test-app.ts';
-import { BOOT_ACCOUNT, BOOT_ELEMENT_ID, BOOT_SESSION, BOOT_SITE } from './web-app.ts';
+import { BOOT_ACCOUNT, BOOT_SESSION, BOOT_SITE } from './web-app.ts';
 
 const INDEX =
   '<!doctype html><html><body><div id="root"></div><script type="module" src="/assets/app-abc123.js"></script></body></html>';

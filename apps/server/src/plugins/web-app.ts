@@ -3,6 +3,7 @@
 // API paths so API clients never receive the HTML page.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { BOOT_ELEMENT_ID, type TBootAnswers } from '@daybook/contracts';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -29,33 +30,14 @@ function isServerPath(url: string) {
 export const BOOT_SESSION = '/_allauth/browser/v1/auth/session';
 export const BOOT_ACCOUNT = '/api/users/me/';
 export const BOOT_SITE = '/api/site/';
-export const BOOT_ELEMENT_ID = 'daybook-boot';
 /** A page waits at most this long for the answers; those not ready by then the app asks for itself. */
 const BOOT_BUDGET_MS = 1000;
 
-export interface BootAnswer {
-  status: number;
-  body: unknown;
-}
-
-/**
- * name=value pairs of a Cookie header, and of Set-Cookie lines (which win). Of a name the header
- * holds twice, the first counts, as the server's own cookie parser takes it.
- */
-function mergeCookies(header: string | undefined, setCookies: string[]): string {
-  const jar = new Map<string, string>();
-  for (const pair of (header ?? '').split(';')) {
-    const eq = pair.indexOf('=');
-    const name = pair.slice(0, eq).trim();
-    if (eq > 0 && !jar.has(name)) jar.set(name, pair.slice(eq + 1).trim());
-  }
-  for (const line of setCookies) {
-    const [pair = ''] = line.split(';');
-    const eq = pair.indexOf('=');
-    if (eq > 0) jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
-  }
-  return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-}
+/** A Cookie header for cookies as the server reads them (values decoded; it decodes them again). */
+const cookieHeader = (cookies: Record<string, string | undefined>) =>
+  Object.entries(cookies)
+    .flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${encodeURIComponent(value)}`]))
+    .join('; ');
 
 const setCookieLines = (value: string | string[] | number | undefined): string[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [String(value)];
@@ -66,7 +48,10 @@ const setCookieLines = (value: string | string[] | number | undefined): string[]
  * those answers set (the CSRF token) are passed on to the next request and returned for the page.
  */
 async function bootAnswers(app: FastifyInstance, request: FastifyRequest) {
-  const answers: Record<string, BootAnswer> = {};
+  const answers: TBootAnswers = {};
+  // The page request's cookies as the server's own parser read them (of a name sent twice, the
+  // first), with those the answers so far set winning.
+  const jar = { ...request.cookies };
   let setCookies: string[] = [];
   // Never rejects: a failure is left for the app to meet (and show) as it would without the page's help.
   const ask = async (url: string) => {
@@ -77,12 +62,13 @@ async function bootAnswers(app: FastifyInstance, request: FastifyRequest) {
         headers: {
           accept: 'application/json',
           'x-requested-with': 'XMLHttpRequest',
-          cookie: mergeCookies(request.headers.cookie, setCookies),
+          cookie: cookieHeader(jar),
           ...(request.headers['user-agent'] ? { 'user-agent': request.headers['user-agent'] } : {}),
         },
         remoteAddress: request.ip,
       });
       setCookies = [...setCookies, ...setCookieLines(res.headers['set-cookie'])];
+      for (const { name, value } of res.cookies as Array<{ name: string; value: string }>) jar[name] = value;
       if (res.statusCode < 500) answers[url] = { status: res.statusCode, body: res.json() };
     } catch (err) {
       request.log.warn({ err, url }, 'the page was sent without one of its first answers');

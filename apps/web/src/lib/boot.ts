@@ -2,18 +2,15 @@
 // who is signed in, their account, the site. Each is used once, by the first request for its path
 // while the page is new, so the app starts without waiting for those round trips; any later request
 // goes to the server.
-import { z } from 'zod';
+import { BOOT_ELEMENT_ID, type TBootAnswers, ZBootAnswers } from '@daybook/contracts';
 
-export const BOOT_ELEMENT_ID = 'daybook-boot';
+export { BOOT_ELEMENT_ID };
 /** After this long (from the page's start) an answer is no longer taken: it may be out of date. */
 export const BOOT_FRESH_MS = 10_000;
 
-const ZBootAnswers = z.record(z.string(), z.object({ status: z.number().int().min(200).max(599), body: z.unknown() }));
-type BootAnswers = z.infer<typeof ZBootAnswers>;
+let answers: TBootAnswers | null = null;
 
-let answers: BootAnswers | null = null;
-
-function read(): BootAnswers {
+function read(): TBootAnswers {
   if (answers) return answers;
   answers = {};
   const element = typeof document === 'undefined' ? null : document.getElementById(BOOT_ELEMENT_ID);
