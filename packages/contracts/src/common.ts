@@ -11,7 +11,6 @@ export const ZApiError = z.object({
 });
 export type TApiError = z.infer<typeof ZApiError>;
 
-/** The largest id a database row can have (PostgreSQL `integer`). */
 /**
  * A whole number with thousands separators, as `toLocaleString('en-US')` writes it ("8,000"), without
  * starting the engine's number formatting where a module loads (a phone pays tens of ms for its first use).
@@ -35,6 +34,7 @@ export const MONTH_NAMES = [
   'December',
 ] as const;
 
+/** The largest id a database row can have (PostgreSQL `integer`). */
 export const MAX_ROW_ID = 2_147_483_647;
 
 /** A row id from a query string or path: a positive integer a row could have. */

@@ -30,5 +30,4 @@ export const ACCOUNT_PATH = '/api/users/me/';
 
 export const getMe = (signal?: AbortSignal) => apiRequest(ACCOUNT_PATH, ZUserMe, { signal });
 
-export const updateMe = (body: TUpdateUserMeRequest) =>
-  apiRequest('/api/users/me/', ZUserMe, { method: 'PATCH', body });
+export const updateMe = (body: TUpdateUserMeRequest) => apiRequest(ACCOUNT_PATH, ZUserMe, { method: 'PATCH', body });

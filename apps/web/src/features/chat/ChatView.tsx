@@ -455,7 +455,7 @@ export function ChatView({
     // Nothing to follow yet: no reading of the layout (as the page opens it would be laid out twice).
     if (newest === undefined) return;
     if (followRef.current) list.scrollTop = list.scrollHeight;
-    else if (isNew && newest !== undefined) setShowJump(true);
+    else if (isNew) setShowJump(true);
   }, [state.items, awaitingReply, notifications.length > 0, outage, notice, dailyTarget.note, finishTarget]);
 
   // Any other change of the list's height (window, phone keyboard, the layout's reminder) keeps the end in view too.
