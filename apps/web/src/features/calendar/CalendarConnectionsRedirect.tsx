@@ -3,7 +3,7 @@
 // no such page, does the app say so instead of loading it again and again.
 import { useEffect } from 'react';
 import { Loading } from '../../components/Loading.tsx';
-import { Placeholder } from '../placeholders/Placeholder.tsx';
+import { UnavailablePage } from '../../components/UnavailablePage.tsx';
 
 export const CONNECTIONS_PAGE = '/accounts/3rdparty/';
 /** Said when this address reached the app instead of the Daybook server's page. */
@@ -21,9 +21,9 @@ export function CalendarConnectionsRedirect({ loadedPath = loadedAt }: { loadedP
   }, [serverHasNoPage]);
   if (serverHasNoPage) {
     return (
-      <Placeholder title="Calendar Connections" subtitle="The calendar connections page is not available.">
+      <UnavailablePage title="Calendar Connections" subtitle="The calendar connections page is not available.">
         <p>{NO_SERVER_PAGE}</p>
-      </Placeholder>
+      </UnavailablePage>
     );
   }
   return <Loading label="Opening calendar connections..." />;
