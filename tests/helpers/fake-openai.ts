@@ -50,6 +50,10 @@ export interface FakeOpenAI {
   close(): Promise<void>;
 }
 
+/** The structured answer a request asks for: its forced tool, or its JSON schema response format. */
+export const structuredName = (req: CompletionRequest): string | undefined =>
+  req.tools?.[0]?.function.name ?? req.response_format?.json_schema?.name;
+
 const lastUser = (req: CompletionRequest) => [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
 
 function chunk(model: string, content: string | null, finish: string | null) {

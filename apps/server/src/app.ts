@@ -21,7 +21,6 @@ import { createAdminRepo } from './modules/admin/admin.repo.ts';
 import adminRoutes from './modules/admin/admin.routes.ts';
 import { createAdminService } from './modules/admin/admin.service.ts';
 import { createLearningService } from './modules/assistant/learning.service.ts';
-import { createLlm, type Llm } from './modules/assistant/llm.ts';
 import { createCalendarRepo } from './modules/calendar/calendar.repo.ts';
 import calendarRoutes from './modules/calendar/calendar.routes.ts';
 import { createCalendarService } from './modules/calendar/calendar.service.ts';
@@ -50,6 +49,8 @@ import memoriesRoutes from './modules/memories/memories.routes.ts';
 import { createMemoriesService } from './modules/memories/memories.service.ts';
 import metricsRoutes from './modules/metrics/metrics.routes.ts';
 import { createMetrics, type Metrics } from './modules/metrics/metrics.ts';
+import { createLlm } from './modules/model/model.client.ts';
+import type { Llm } from './modules/model/model.types.ts';
 import onboardingRoutes from './modules/onboarding/onboarding.routes.ts';
 import {
   createMemoryBus,
@@ -354,7 +355,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const memories = createMemoriesService({ repo: memoriesRepo, clock });
   await app.register(memoriesRoutes, { memories, publicUrl: config.publicUrl });
 
-  const model = deps.llm === undefined ? createLlm(config.llm, config.research.embeddingModel) : deps.llm;
+  const model =
+    deps.llm === undefined
+      ? createLlm(config.llm, config.research.embeddingModel, { log: app.log.child({ module: 'model' }) })
+      : deps.llm;
   const llm = model && metrics ? metrics.instrumentLlm(model) : model;
   if (!llm) app.log.warn('LLM_MODEL is not set: chat answers with a note on how to configure a model.');
   const research = setUpResearch(app, config, deps, { llm, hub, clock });

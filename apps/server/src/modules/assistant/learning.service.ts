@@ -1,13 +1,13 @@
 // After each human turn, a separate call makes the model call the tool save_memory_changes with the
 // facts to ADD, UPDATE or DELETE among the user's memories; they are applied with provenance.
-// Malformed output is ignored, never fatal. What users said is theirs: logs above debug carry sizes
+// Malformed operations are skipped, never fatal; an answer with no operations list fails the call. What users said is theirs: logs above debug carry sizes
 // and reasons, never the model's output.
 import { MEMORY_TYPES, type TMemoryType } from '@daybook/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { MemoriesRepo, MemoryRow } from '../memories/memories.repo.ts';
 import type { MemoriesService } from '../memories/memories.service.ts';
-import type { Llm } from './llm.ts';
+import type { Llm } from '../model/model.types.ts';
 import { MEMORY_SELECTION } from './prompt.ts';
 
 const TYPES = MEMORY_TYPES.map((t) => t.value) as [TMemoryType, ...TMemoryType[]];
@@ -22,6 +22,8 @@ const ZOperation = z.object({
   frequency_description: z.string().trim().max(200).nullable().optional(),
 });
 type Operation = z.infer<typeof ZOperation>;
+/** The answer's shape; each operation is checked on its own (see valid). */
+const ZExtraction = z.object({ operations: z.array(z.unknown()) });
 
 export const EXTRACTION_SCHEMA = {
   type: 'object',
@@ -75,21 +77,8 @@ export function createLearningService(deps: {
 }) {
   const { llm, memories, memoriesRepo, log } = deps;
 
-  function parse(raw: string): Operation[] {
-    let body: unknown;
-    try {
-      // Local models sometimes wrap JSON in a code fence.
-      body = JSON.parse(raw.replace(/^\s*```(?:json)?\s*|\s*```\s*$/g, ''));
-    } catch {
-      log.warn({ chars: raw.length }, 'memory extraction: not JSON, ignored');
-      log.debug({ raw: raw.slice(0, 500) }, 'memory extraction: the output that was not JSON');
-      return [];
-    }
-    const list = (body as { operations?: unknown })?.operations;
-    if (!Array.isArray(list)) {
-      log.warn({ chars: raw.length }, 'memory extraction: no operations list, ignored');
-      return [];
-    }
+  /** The operations that are well formed; a malformed one is skipped, never the whole answer. */
+  function valid(list: unknown[]): Operation[] {
     return list.flatMap((item) => {
       const parsed = ZOperation.safeParse(item);
       if (!parsed.success) {
@@ -184,22 +173,21 @@ export function createLearningService(deps: {
       }
       const unique = [...new Map(candidates.map((m) => [m.id, m])).values()];
       const list = unique.map((m) => ({ id: m.id, key: m.key, data: m.data, memory_type: m.memoryType }));
-      // Explicit requests ("remember that...", "forget that...") arrive here too, as tool calls.
-      const raw = await llm.callTool(
-        [
+      // Explicit requests ("remember that...", "forget that...") arrive here too.
+      const answer = await llm.structured({
+        messages: [
           { role: 'system', content: INSTRUCTIONS },
           {
             role: 'user',
             content: `Existing memories:\n${JSON.stringify(list)}\n\nThe user's latest message:\n${text}`,
           },
         ],
-        {
-          name: 'save_memory_changes',
-          description: 'Add, update or delete memories about the user.',
-          parameters: EXTRACTION_SCHEMA as unknown as Record<string, unknown>,
-        },
-      );
-      return apply(user.id, origin, parse(raw), unique);
+        name: 'save_memory_changes',
+        description: 'Add, update or delete memories about the user.',
+        parameters: EXTRACTION_SCHEMA as unknown as Record<string, unknown>,
+        schema: ZExtraction,
+      });
+      return apply(user.id, origin, valid(answer.operations), unique);
     },
   };
 }

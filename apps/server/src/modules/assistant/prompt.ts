@@ -1,7 +1,7 @@
 // What the model sees: a persona, the current date and time, what Daybook knows about the user and
 // the recent conversation, each held to a token budget so the prompt stays bounded as data grows.
 import type { MemoryRow } from '../memories/memories.repo.ts';
-import type { LlmMessage } from './llm.ts';
+import type { LlmMessage } from '../model/model.types.ts';
 
 export const BUDGET = { memories: 1200, conversation: 3000 } as const;
 /** How many memories of each kind a prompt (and the learning step) considers, however many exist. */
@@ -24,6 +24,8 @@ export interface PromptInput {
   conversation: Array<{ authorType: string; rawText: string; messageType?: string }>;
   /** Web research is available: the model is told how it starts. */
   research?: boolean;
+  /** Web research is available, but the model cannot call tools: the user starts it with /research. */
+  researchByCommand?: boolean;
   /** The calendar_events tool is offered. */
   calendar?: boolean;
   /** The daily message the user opened this chat from (/chat?dmid=): the model has it at hand. */
@@ -41,6 +43,9 @@ const CALENDAR_NOTE =
 
 const RESEARCH_NOTE =
   'You can run web research: when the user asks you to research something or look it up online, call the web_research tool with the topic (users can also type /research <topic>). The report arrives in this chat a minute or two later; never invent its findings.';
+
+const RESEARCH_COMMAND_NOTE =
+  'Web research is available, but you cannot start it yourself: when the user asks you to research something or look it up online, tell them to type /research followed by the topic. Never invent findings from the web.';
 
 // Building a formatter costs far more than using one: keep one per time zone.
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -90,7 +95,7 @@ export function buildPrompt(input: PromptInput): LlmMessage[] {
     known.length
       ? `What you know about the user:\n${known.join('\n')}`
       : 'You do not know anything about the user yet.',
-    ...(input.research ? [RESEARCH_NOTE] : []),
+    ...(input.research ? [RESEARCH_NOTE] : input.researchByCommand ? [RESEARCH_COMMAND_NOTE] : []),
     ...(input.calendar ? [CALENDAR_NOTE] : []),
     ...(input.dailyMessage
       ? [

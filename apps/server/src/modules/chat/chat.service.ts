@@ -20,11 +20,12 @@ import type { Clock } from '../../lib/clock.ts';
 import { createInFlight } from '../../lib/in-flight.ts';
 import { withoutNul } from '../../lib/text.ts';
 import { describeChanges, type LearningService } from '../assistant/learning.service.ts';
-import { type Llm, type LlmToolCall, type LlmTurnMessage, modelFailure } from '../assistant/llm.ts';
 import { buildPrompt, MEMORY_SELECTION, ONBOARDING_DONE, timeZoneOf } from '../assistant/prompt.ts';
 import { localDate } from '../calendar/day.ts';
 import type { MemoriesRepo, MemoryRow, MemorySelection } from '../memories/memories.repo.ts';
 import type { Metrics } from '../metrics/metrics.ts';
+import { modelFailure } from '../model/model.errors.ts';
+import type { Llm, LlmReasoning, LlmToolCall, LlmTurnMessage } from '../model/model.types.ts';
 import type { ChatHub, ChatUser } from './chat.hub.ts';
 import type { Channel, ChatMessageRow, ChatRepo } from './chat.repo.ts';
 
@@ -410,17 +411,22 @@ export function createChatService(deps: {
     ];
     // The setting (the browser's, the onboarding's or the user's choice) wins over what memories say.
     const zone = user.timeZone ?? timeZoneOf(memories);
-    const messages = buildPrompt({
-      onboarding: channel === 'onboarding',
-      now: clock.now(),
-      timeZone: zone,
-      memories,
-      // An answer stopped before its first word said nothing.
-      conversation: context.conversation.filter((m) => m.rawText || m.authorType === 'human'),
-      research: Boolean(canResearch),
-      calendar: channel === 'chat' && Boolean(calendar),
-      dailyMessage: channel === 'chat' ? user.dailyMessage : null,
-    });
+    const now = clock.now();
+    // Without tools (the endpoint refuses them), the model is promised none: research is the user's command.
+    const prompt = (withTools: boolean) =>
+      buildPrompt({
+        onboarding: channel === 'onboarding',
+        now,
+        timeZone: zone,
+        memories,
+        // An answer stopped before its first word said nothing.
+        conversation: context.conversation.filter((m) => m.rawText || m.authorType === 'human'),
+        research: withTools && Boolean(canResearch),
+        researchByCommand: !withTools && Boolean(canResearch),
+        calendar: withTools && channel === 'chat' && Boolean(calendar),
+        dailyMessage: channel === 'chat' ? user.dailyMessage : null,
+      });
+    const messages = prompt(!model.refuses('tools') && !model.refuses('autoToolChoice'));
 
     const streamId = randomUUID();
     const stop = new AbortController();
@@ -440,9 +446,11 @@ export function createChatService(deps: {
       let scheduled = false;
       let shown = 0;
       let failed = false;
+      // The text streamed so far was reasoning after all: the rest arrives with the final message.
+      let silenced = false;
       const flush = () => {
         scheduled = false;
-        if (failed) return;
+        if (failed || silenced) return;
         // The end marker never reaches a client, not even its first characters.
         const visible = shownSoFar(answer);
         if (visible.length <= shown) return;
@@ -475,10 +483,23 @@ export function createChatService(deps: {
         for (let round = 0; ; round++) {
           const before = answer;
           reads = [];
+          let reasoning: LlmReasoning | undefined;
           // The last round offers no tools, so the model has to answer.
           const offered = round < MAX_TOOL_ROUNDS - 1 ? tools : [];
           if (stop.signal.aborted) break;
-          for await (const delta of model.stream(turn, stop.signal, { tools: offered, onToolCall })) {
+          const options = {
+            tools: offered,
+            onToolCall,
+            withoutTools: round === 0 ? () => prompt(false) : undefined,
+            onReasoning: (r: LlmReasoning) => {
+              reasoning = r;
+            },
+            onReset: () => {
+              answer = before;
+              silenced = shown > 0;
+            },
+          };
+          for await (const delta of model.stream(turn, stop.signal, options)) {
             // The model's text is stored as the user's is: PostgreSQL text cannot hold NUL.
             answer += withoutNul(delta);
             if (!scheduled) {
@@ -490,7 +511,7 @@ export function createChatService(deps: {
           const results = await Promise.all(reads.map((call) => readCalendar(user.id, call, zone)));
           turn = [
             ...turn,
-            { role: 'assistant', content: answer.slice(before.length) || null, tool_calls: reads },
+            { role: 'assistant', content: answer.slice(before.length) || null, tool_calls: reads, reasoning },
             ...reads.map((call, i) => ({ role: 'tool' as const, tool_call_id: call.id, content: results[i] ?? '' })),
           ];
           // What the model says next continues the same answer.
@@ -503,7 +524,7 @@ export function createChatService(deps: {
         log.debug({ err }, 'model request failed (details)');
         // What the user already read stays, as Stop keeps it: the text so far is the answer, and the
         // notice after it offers Retry. With nothing shown, the notice takes the stream's place.
-        const partial = shownSoFar(answer).slice(0, shown).replaceAll(ONBOARDING_DONE, '').trim();
+        const partial = silenced ? '' : shownSoFar(answer).slice(0, shown).replaceAll(ONBOARDING_DONE, '').trim();
         if (partial)
           await say(user.id, channel, 'assistant', 'markdown', partial, { stream_id: streamId, reply_to: replyTo });
         await say(user.id, channel, 'system', 'system_message', UNAVAILABLE, {

@@ -14,9 +14,9 @@ import { signedInUser } from '../../test/factories.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { createAccountsRepo } from '../accounts/accounts.repo.ts';
 import { createRateLimiter, LIMITS } from '../accounts/rate-limit.ts';
-import type { Llm, LlmTurnMessage } from '../assistant/llm.ts';
 import { buildPrompt } from '../assistant/prompt.ts';
 import { createMailer, type MailMessage } from '../mail/mail.service.ts';
+import type { Llm, LlmTurnMessage } from '../model/model.types.ts';
 import { renderDailyEmail } from './daily.email.ts';
 import { createDailyRepo, type DailyRepo } from './daily.repo.ts';
 import { createDailyService, type DailyDeps, templateMessage, zoneNow } from './daily.service.ts';
@@ -89,7 +89,8 @@ function fakeModel(text: string) {
       asked.push(messages);
       yield text;
     },
-    callTool: async () => '{}',
+    structured: async (request) => request.schema.parse({}),
+    refuses: () => false,
   };
   return { llm, asked };
 }

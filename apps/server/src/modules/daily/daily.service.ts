@@ -13,12 +13,13 @@ import {
   type TUserLocation,
 } from '@daybook/contracts';
 import type { FastifyBaseLogger } from 'fastify';
+import { z } from 'zod';
 import type { Clock } from '../../lib/clock.ts';
 import type { Signer } from '../../lib/signing.ts';
-import type { Llm } from '../assistant/llm.ts';
-import { modelFailure } from '../assistant/llm.ts';
 import type { ChatMessageRow } from '../chat/chat.repo.ts';
 import type { Mailer } from '../mail/mail.service.ts';
+import { modelFailure } from '../model/model.errors.ts';
+import type { Llm } from '../model/model.types.ts';
 import { describeForecast } from '../weather/open-meteo.ts';
 import type { DayForecast, Place, WeatherProvider } from '../weather/weather.types.ts';
 import { unitFor } from '../weather/weather.types.ts';
@@ -36,6 +37,9 @@ const STALLED_SEC = 10 * 60;
 /** The model's message is cut here (it is meant to be read in a minute). */
 const MESSAGE_MAX = 6000;
 export const PAUSE_PURPOSE = 'daily-pause';
+/** The onboarding's settings as the model gives them; anything but text counts as not said. */
+const said = z.string().optional().catch(undefined);
+const ZSettingsAnswer = z.object({ city: said, time_zone: said, delivery_time: said });
 
 /** Notes shown in place of a part that failed. */
 export const PART_FAILED = {
@@ -357,6 +361,12 @@ export function createDailyService(deps: DailyDeps) {
           { role: 'user', content: modelPrompt(parts) },
         ],
         signal,
+        // What came before a lone </think> was the model's reasoning, not the message.
+        {
+          onReset: () => {
+            text = '';
+          },
+        },
       )) {
         text += piece;
         if (text.length > MESSAGE_MAX * 2) break;
@@ -560,8 +570,8 @@ export function createDailyService(deps: DailyDeps) {
       let found: { city?: string; time_zone?: string; delivery_time?: string } = {};
       if (deps.llm) {
         try {
-          const raw = await deps.llm.callTool(
-            [
+          const answer = await deps.llm.structured({
+            messages: [
               {
                 role: 'system',
                 content:
@@ -569,23 +579,23 @@ export function createDailyService(deps: DailyDeps) {
               },
               { role: 'user', content: facts.map((f) => `- ${f.key}: ${f.data}`).join('\n') },
             ],
-            {
-              name: 'daily_settings',
-              description: "The user's settings for their daily message.",
-              parameters: {
-                type: 'object',
-                properties: {
-                  city: { type: 'string', description: 'City and country or region, e.g. "Austin, Texas"' },
-                  time_zone: { type: 'string', description: 'IANA name, e.g. Europe/Berlin' },
-                  delivery_time: { type: 'string', description: 'HH:MM, 24-hour' },
-                },
+            name: 'daily_settings',
+            description: "The user's settings for their daily message.",
+            parameters: {
+              type: 'object',
+              properties: {
+                city: { type: 'string', description: 'City and country or region, e.g. "Austin, Texas"' },
+                time_zone: { type: 'string', description: 'IANA name, e.g. Europe/Berlin' },
+                delivery_time: { type: 'string', description: 'HH:MM, 24-hour' },
               },
             },
-            AbortSignal.timeout(60_000),
-          );
-          const parsed = JSON.parse(raw) as Record<string, unknown>;
-          for (const k of ['city', 'time_zone', 'delivery_time'] as const)
-            if (typeof parsed[k] === 'string' && parsed[k]) found[k] = (parsed[k] as string).trim();
+            schema: ZSettingsAnswer,
+            signal: AbortSignal.timeout(60_000),
+          });
+          for (const k of ['city', 'time_zone', 'delivery_time'] as const) {
+            const value = answer[k]?.trim();
+            if (value) found[k] = value;
+          }
         } catch (err) {
           log.warn(modelFailure(err), 'settings from the onboarding: the model failed');
           found = {};

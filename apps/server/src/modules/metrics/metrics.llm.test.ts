@@ -3,7 +3,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLlm, type LlmUsage } from '../assistant/llm.ts';
+import { createLlm } from '../model/model.client.ts';
+import type { LlmUsage } from '../model/model.types.ts';
 
 let server: Server;
 let baseUrl = '';

@@ -1,7 +1,9 @@
 // The metrics module alone: its own registry per app, the counted model, turns, jobs and sockets.
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import type { Llm, LlmUsage } from '../assistant/llm.ts';
+import { z } from 'zod';
+import { ModelIdleError } from '../model/model.errors.ts';
+import type { Llm, LlmUsage } from '../model/model.types.ts';
 import { labelSets, sample } from './metrics.test-helpers.ts';
 import { createMetrics, modelErrorKind } from './metrics.ts';
 
@@ -15,16 +17,20 @@ function fakeLlm(error?: unknown): Llm {
       yield 'b';
       options.onUsage?.({ prompt: 10, completion: 2 });
     },
-    async callTool(_messages, _tool, _signal, onUsage?: (usage: LlmUsage) => void) {
+    async structured(request) {
       if (error) throw error;
-      onUsage?.({ prompt: 7, completion: 3 });
-      return '{}';
+      request.onUsage?.({ prompt: 7, completion: 3 });
+      return request.schema.parse({});
     },
+    refuses: () => false,
     async embed(texts) {
       return texts.map(() => [1, 0]);
     },
   };
 }
+
+/** A structured answer of an empty object. */
+const asked = { messages: [], name: 't', description: '', parameters: {}, schema: z.object({}) };
 
 const read = async (llm: Llm) => {
   let text = '';
@@ -52,9 +58,7 @@ describe('createMetrics', () => {
     let text = '';
     for await (const piece of llm.stream([], undefined, { onUsage: (u) => seen.push(u) })) text += piece;
     expect(text).toBe('ab');
-    expect(await llm.callTool([], { name: 't', description: '', parameters: {} }, undefined, (u) => seen.push(u))).toBe(
-      '{}',
-    );
+    expect(await llm.structured({ ...asked, onUsage: (u) => seen.push(u) })).toEqual({});
     expect(await llm.embed?.(['x', 'y'])).toEqual([
       [1, 0],
       [1, 0],
@@ -78,9 +82,7 @@ describe('createMetrics', () => {
     const limited = Object.assign(new Error('slow down'), { status: 429 });
     await expect(read(metrics.instrumentLlm(fakeLlm(limited)))).rejects.toBe(limited);
     const timeout = new OpenAI.APIConnectionTimeoutError();
-    await expect(
-      metrics.instrumentLlm(fakeLlm(timeout)).callTool([], { name: 't', description: '', parameters: {} }),
-    ).rejects.toBe(timeout);
+    await expect(metrics.instrumentLlm(fakeLlm(timeout)).structured(asked)).rejects.toBe(timeout);
     const out = await metrics.render();
     expect(sample(out, 'daybook_model_errors_total', { operation: 'chat', kind: 'rate_limited' })).toBe(1);
     expect(sample(out, 'daybook_model_errors_total', { operation: 'tool', kind: 'timeout' })).toBe(1);
@@ -101,7 +103,7 @@ describe('createMetrics', () => {
     expect(modelErrorKind(Object.assign(new Error('x'), { status: 401 }))).toBe('auth');
     expect(modelErrorKind(Object.assign(new Error('x'), { status: 503 }))).toBe('server');
     expect(modelErrorKind(Object.assign(new Error('x'), { status: 400 }))).toBe('request');
-    expect(modelErrorKind(new Error('the model sent nothing for 60000 ms'))).toBe('timeout');
+    expect(modelErrorKind(new ModelIdleError(60000))).toBe('timeout');
     expect(modelErrorKind(new Error('my secret question'))).toBe('other');
     expect(modelErrorKind('a string')).toBe('other');
   });

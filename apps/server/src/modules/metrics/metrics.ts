@@ -3,7 +3,8 @@
 // bounded sets (route patterns, queue names, outcomes): never ids, URLs or anything a user wrote.
 import OpenAI from 'openai';
 import client from 'prom-client';
-import type { Llm, LlmUsage } from '../assistant/llm.ts';
+import { ModelIdleError, ModelOutputError } from '../model/model.errors.ts';
+import type { Llm, LlmUsage } from '../model/model.types.ts';
 
 /** How a chat turn ended: a reply, the model's failure (the user got a notice), no model configured, or a crash. */
 export type TurnOutcome = 'answered' | 'model_error' | 'not_configured' | 'error';
@@ -32,8 +33,9 @@ export function modelErrorKind(err: unknown): string {
     if (status === 401 || status === 403) return 'auth';
     return status >= 500 ? 'server' : 'request';
   }
-  // llm.ts's own error for a stream that went quiet.
-  if (err instanceof Error && /sent nothing for/.test(err.message)) return 'timeout';
+  if (err instanceof ModelIdleError) return 'timeout';
+  // The model answered, but never in a usable form (model.structured.ts).
+  if (err instanceof ModelOutputError) return 'output';
   return 'other';
 }
 
@@ -219,14 +221,16 @@ export function createMetrics() {
             call.done();
           }
         },
-        async callTool(messages, tool, signal, onUsage) {
+        async structured(request) {
           const call = timed('tool');
           try {
-            const result = await llm.callTool(messages, tool, signal, (usage) => {
-              call.usage(usage);
-              onUsage?.(usage);
+            return await llm.structured({
+              ...request,
+              onUsage: (usage) => {
+                call.usage(usage);
+                request.onUsage?.(usage);
+              },
             });
-            return result;
           } catch (err) {
             call.failed(err);
             throw err;
@@ -234,6 +238,7 @@ export function createMetrics() {
             call.done();
           }
         },
+        refuses: (capability) => llm.refuses(capability),
       };
       const embed = llm.embed;
       if (embed) {

@@ -3,7 +3,7 @@
 // and the fake model planning and writing.
 import { type TServerEvent, ZChatHistoryPage, ZResearch, ZResearchReport, ZResourceList } from '@daybook/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CompletionRequest, FakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
+import { type CompletionRequest, type FakeOpenAI, structuredName } from '../../../../../tests/helpers/fake-openai.ts';
 import { type FakeSearch, fakeResults, startFakeSearch } from '../../../../../tests/helpers/fake-search.ts';
 import { type FakeSite, startFakeSite } from '../../../../../tests/helpers/fake-site.ts';
 import { buildApp } from '../../app.ts';
@@ -25,7 +25,7 @@ const ARTICLES = ['/articles/e-bike-commuting', '/articles/battery-care', '/arti
 /** The model's side: plans two queries, and writes a report citing every source it was given. */
 function scriptModel(f: FakeOpenAI, write?: (req: CompletionRequest, urls: string[]) => string) {
   f.onJson((req) => {
-    const tool = req.tools?.[0]?.function.name;
+    const tool = structuredName(req);
     if (tool === 'plan_research')
       return { text: JSON.stringify({ queries: ['e-bike commute tips', 'e-bike battery'] }) };
     if (tool === 'write_report') {
@@ -194,7 +194,7 @@ describe('research from the chat', () => {
     tab.ws.close();
   });
 
-  it('asks once more after malformed output, then fails visibly', async () => {
+  it('asks once more after malformed output, then in another form, then fails visibly', async () => {
     let writes = 0;
     scriptModel(fake, () => {
       writes++;
@@ -208,9 +208,11 @@ describe('research from the chat', () => {
     expect(note.message_type === 'system_message' && note.raw_text).toBe(
       `I could not finish the research on "battery care". ${FAILURES.malformed}`,
     );
-    expect(writes).toBe(2);
-    const retry = fake.requests.findLast((r) => r.tools?.[0]?.function.name === 'write_report');
-    expect(retry?.messages.at(-1)?.content).toMatch(/^That report is not valid: body: /);
+    // Through the tool, once more told what was wrong, then through a JSON schema response format.
+    expect(writes).toBe(3);
+    const retry = fake.requests.filter((r) => r.tools?.[0]?.function.name === 'write_report').at(-1);
+    expect(retry?.messages.at(-1)?.content).toMatch(/^That is not valid: body: /);
+    expect(fake.requests.at(-1)?.response_format).toMatchObject({ type: 'json_schema' });
     const list = ZResourceList.parse((await browser.get('/api/resources/')).json());
     expect(list[0]).toMatchObject({ status: 'failed', title: 'battery care' });
     tab.ws.close();

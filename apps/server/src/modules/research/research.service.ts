@@ -8,15 +8,17 @@ import { setMaxListeners } from 'node:events';
 import {
   RESEARCH_MAX_PAGES,
   RESEARCH_QUERY_MAX,
+  type TReportDraft,
   type TResearch,
   type TResearchReport,
   ZReportDraft,
 } from '@daybook/contracts';
 import type { FastifyBaseLogger } from 'fastify';
+import { z } from 'zod';
 import type { Clock } from '../../lib/clock.ts';
-import type { Llm, LlmMessage, LlmUsage } from '../assistant/llm.ts';
-import { modelFailure } from '../assistant/llm.ts';
 import type { ChatMessageRow } from '../chat/chat.repo.ts';
+import { type FailureKind, failureKind, ModelOutputError, modelFailure, transient } from '../model/model.errors.ts';
+import type { Llm, LlmMessage, LlmUsage } from '../model/model.types.ts';
 import { type Chunk, chunkText, rankingCandidates, selectChunks } from './chunks.ts';
 import { checkCitations, normalizeUrl, type ReadPage } from './citations.ts';
 import type { ResearchOrigin, ResearchRepo, ResearchRow } from './research.repo.ts';
@@ -41,14 +43,40 @@ export const EMPTY_QUERY = 'Tell me what to research, for example: /research the
 export const researchLimitReached = (limit: number) =>
   `You have asked for ${limit} researches in the last 24 hours, the most this Daybook allows. Try again later.`;
 
-/** Why a research failed, in words for the user. */
+/** The model's part of a research, as a failure names it. */
+type Step = 'plan' | 'write';
+const STEP: Record<Step, string> = { plan: 'plan the research', write: 'write the report' };
+
+/** Why a research failed, in words for the user: the step, and the cause. */
 export const FAILURES = {
   searchFailed: (detail: string) => `The web search failed. ${detail}`,
   noResults: 'The web search found no pages to read for this topic.',
   nothingRead: (found: number) =>
     `None of the ${found} page${found === 1 ? '' : 's'} found could be read (they refused, were too large, or were not web pages).`,
-  model: 'The assistant model could not be reached to write the report.',
+  model: (kind: FailureKind, step: Step): string => {
+    const to = STEP[step];
+    const settings = 'Whoever runs this Daybook needs to check its model settings.';
+    switch (kind) {
+      case 'timeout':
+        return `The assistant model did not answer in time when asked to ${to}.`;
+      case 'credentials':
+        return `The assistant model refused this server's credentials, so it could not ${to}. ${settings}`;
+      case 'not-found':
+        return `The model this Daybook is set to use was not found at its provider, so it could not ${to}. ${settings}`;
+      case 'busy':
+        return `The assistant model was busy or over its usage limit when asked to ${to}.`;
+      case 'server-error':
+        return `The assistant model's server failed when asked to ${to}.`;
+      case 'rejected':
+        return `The assistant model turned down the request to ${to} (it may have been too long for it).`;
+      case 'format':
+        return "This server's model cannot write reports in the format Daybook needs.";
+      default:
+        return `The assistant model could not be reached to ${to}.`;
+    }
+  },
   malformed: 'The assistant model did not write a valid report, even when asked again.',
+  unexpected: 'Something went wrong on the server while running the research.',
   interrupted: 'The research was interrupted several times (the server restarted) and was stopped.',
   tooLong: 'The research took too long and was stopped.',
 };
@@ -60,6 +88,20 @@ export function isRetryable(err: unknown): boolean {
   if (typeof e?.status === 'number') return e.status === 408 || e.status === 429 || e.status >= 500;
   const kind = e?.constructor?.name ?? e?.name ?? '';
   return /Connection|Timeout|Abort|FetchError|ECONN|ETIMEDOUT/i.test(kind);
+}
+
+/** A plan's queries; anything that is not text is left out. */
+const ZPlan = z.object({
+  queries: z.array(z.unknown()).transform((qs) => qs.filter((q): q is string => typeof q === 'string')),
+});
+
+/** A draft whose citations check out, links only through them; null when it cites no source read. */
+function citedDraft(draft: TReportDraft, pages: ReadPage[]) {
+  const cited = checkCitations([draft.introduction, draft.body, draft.conclusion], draft.sources, pages);
+  if (!cited.sources.length) return null;
+  // Links only through citations: a link a page slipped into the text is shown as its words.
+  const [introduction = '', body = '', conclusion = ''] = cited.texts.map(withoutLinks);
+  return { introduction, body, conclusion, sources: cited.sources };
 }
 
 class ResearchFailure extends Error {
@@ -178,34 +220,32 @@ export function createResearchService(deps: ResearchDeps) {
       },
       { role: 'user', content: query },
     ];
-    let raw: string;
-    try {
-      raw = await llm.callTool(
-        messages,
-        {
-          name: 'plan_research',
-          description: 'The web searches to run for this research.',
-          parameters: {
-            type: 'object',
-            properties: {
-              queries: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: maxPlanned },
-            },
-            required: ['queries'],
-          },
-        },
-        signal,
-        (u) => add(usage, u),
-      );
-    } catch (err) {
-      if (signal.aborted) throw err;
-      throw new ResearchFailure(FAILURES.model, isRetryable(err));
-    }
     let planned: string[] = [];
     try {
-      const parsed = JSON.parse(raw) as { queries?: unknown };
-      if (Array.isArray(parsed.queries)) planned = parsed.queries.filter((q): q is string => typeof q === 'string');
-    } catch {
-      // A plan that is not JSON: search with the user's own words only.
+      const plan = await llm.structured({
+        messages,
+        name: 'plan_research',
+        description: 'The web searches to run for this research.',
+        parameters: {
+          type: 'object',
+          properties: {
+            queries: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: maxPlanned },
+          },
+          required: ['queries'],
+        },
+        schema: ZPlan,
+        signal,
+        onUsage: (u) => add(usage, u),
+      });
+      planned = plan.queries;
+    } catch (err) {
+      if (signal.aborted) throw err;
+      if (!(err instanceof ModelOutputError)) throw modelStepFailure(err, 'plan');
+      // The model answered, but never with a plan: the request's own words are searched.
+      log.warn(
+        { kind: 'format', step: 'plan' },
+        'research: the model gave no usable plan; searching the request as written',
+      );
     }
     const all = [query, ...planned.map((q) => q.trim().slice(0, RESEARCH_QUERY_MAX)).filter(Boolean)];
     return [...new Map(all.map((q) => [q.toLowerCase(), q])).values()].slice(0, maxPlanned + 1);
@@ -302,7 +342,7 @@ export function createResearchService(deps: ResearchDeps) {
     usage: LlmUsage,
     signal: AbortSignal,
   ) {
-    if (!llm) throw new ResearchFailure(FAILURES.model, false);
+    if (!llm) throw new ResearchFailure(FAILURES.model('unreachable', 'write'), false);
     const sources = pages
       .map(
         (p, i) =>
@@ -337,42 +377,38 @@ export function createResearchService(deps: ResearchDeps) {
         required: ['introduction', 'body', 'conclusion', 'sources'],
       },
     };
-    // Malformed output gets one more try, told what was wrong.
-    for (let attempt = 0; attempt < 2; attempt++) {
-      let raw: string;
-      try {
-        raw = await llm.callTool(messages, tool, signal, (u) => add(usage, u));
-      } catch (err) {
-        if (signal.aborted) throw err;
-        throw new ResearchFailure(FAILURES.model, isRetryable(err));
+    // Malformed output gets one more try, told what was wrong (model.structured.ts).
+    try {
+      const draft = await llm.structured({
+        messages,
+        ...tool,
+        schema: ZReportDraft,
+        check: (d) =>
+          citedDraft(d, pages) ? null : 'The report cites none of the numbered sources. Cite them inline as [n].',
+        signal,
+        onUsage: (u) => add(usage, u),
+      });
+      const cited = citedDraft(draft, pages);
+      if (!cited) throw new ResearchFailure(FAILURES.malformed, false);
+      return cited;
+    } catch (err) {
+      if (signal.aborted || err instanceof ResearchFailure) throw err;
+      if (err instanceof ModelOutputError) {
+        log.warn({ kind: err.kind, step: 'write' }, 'research: the model wrote no usable report');
+        throw new ResearchFailure(
+          err.kind === 'format' ? FAILURES.model('format', 'write') : FAILURES.malformed,
+          false,
+        );
       }
-      let problem: string;
-      try {
-        const draft = ZReportDraft.safeParse(JSON.parse(raw));
-        if (draft.success) {
-          const cited = checkCitations(
-            [draft.data.introduction, draft.data.body, draft.data.conclusion],
-            draft.data.sources,
-            pages,
-          );
-          if (cited.sources.length) {
-            // Links only through citations: a link a page slipped into the text is shown as its words.
-            const [introduction = '', body = '', conclusion = ''] = cited.texts.map(withoutLinks);
-            return { introduction, body, conclusion, sources: cited.sources };
-          }
-          problem = 'The report cites none of the numbered sources. Cite them inline as [n].';
-        } else {
-          problem = draft.error.issues.map((i) => `${i.path.join('.') || 'report'}: ${i.message}`).join('; ');
-        }
-      } catch {
-        problem = 'The output was not valid JSON.';
-      }
-      messages.push(
-        { role: 'assistant', content: raw.slice(0, 4000) },
-        { role: 'user', content: `That report is not valid: ${problem} Write it again as the write_report tool asks.` },
-      );
+      throw modelStepFailure(err, 'write');
     }
-    throw new ResearchFailure(FAILURES.malformed, false);
+  }
+
+  /** A model call's failure, as the research's: the step and its cause, retried when it may pass. */
+  function modelStepFailure(err: unknown, step: Step): ResearchFailure {
+    const kind = failureKind(err);
+    log.warn({ ...modelFailure(err), step }, 'research: a model call failed');
+    return new ResearchFailure(FAILURES.model(kind, step), transient(kind));
   }
 
   async function deliver(row: ResearchRow) {
@@ -533,7 +569,8 @@ export function createResearchService(deps: ResearchDeps) {
           next = false;
           return;
         }
-        const failure = err instanceof ResearchFailure ? err : new ResearchFailure(FAILURES.model, isRetryable(err));
+        const failure =
+          err instanceof ResearchFailure ? err : new ResearchFailure(FAILURES.unexpected, isRetryable(err));
         if (!(err instanceof ResearchFailure)) log.error({ err: modelFailure(err) }, 'research failed unexpectedly');
         if (failure.retryable && row.attempts < MAX_ATTEMPTS) {
           const delayMs = retryBaseMs * 2 ** (row.attempts - 1);

@@ -1,8 +1,10 @@
 // Model output with NUL characters (raw, or escaped in JSON) is stored everywhere (answers, reports,
 // daily messages), and PostgreSQL text cannot hold NUL: the client drops them as they arrive.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { z } from 'zod';
 import { type FakeOpenAI, startFakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
-import { createLlm, type Llm } from './llm.ts';
+import { createLlm } from './model.client.ts';
+import type { Llm } from './model.types.ts';
 
 let fake: FakeOpenAI;
 let llm: Llm;
@@ -22,10 +24,12 @@ it('drops NUL from streamed answers and from tool arguments, raw or JSON-escaped
   expect(streamed).toBe('Hello there');
 
   fake.onJson(() => ({ text: '{"title":"A\\u0000B","body":"C\u0000D"}' }));
-  const args = await llm.callTool([{ role: 'user', content: 'write' }], {
+  const args = await llm.structured({
+    messages: [{ role: 'user', content: 'write' }],
     name: 'write_report',
     description: 'Writes',
     parameters: { type: 'object', properties: {} },
+    schema: z.object({ title: z.string(), body: z.string() }),
   });
-  expect(JSON.parse(args)).toEqual({ title: 'AB', body: 'CD' });
+  expect(args).toEqual({ title: 'AB', body: 'CD' });
 });
