@@ -5,10 +5,11 @@ import OpenAI from 'openai';
 import type { Config } from '../../config.ts';
 import { withoutNul } from '../../lib/text.ts';
 import { type CapabilityLog, createCapabilities, endpointForLog } from './model.capabilities.ts';
-import { readAnswer, readChunk, ThinkSplitter, ToolCallAssembler } from './model.dialect.ts';
-import { isToolUseFailure, ModelIdleError, normalizingFetch, reasonOf, refusalIn } from './model.errors.ts';
+import { readAnswer } from './model.dialect.ts';
+import { normalizingFetch, reasonOf } from './model.errors.ts';
+import { streamAnswer } from './model.stream.ts';
 import { structuredAnswer } from './model.structured.ts';
-import type { Llm, LlmReasoning, LlmTurnMessage, LlmUsage, StructuredRequest } from './model.types.ts';
+import type { Llm, LlmTurnMessage, LlmUsage, StructuredRequest } from './model.types.ts';
 import { nodeFetch } from './node-fetch.ts';
 
 type Param = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -82,96 +83,13 @@ export function createLlm(
     model,
     refuses: (capability) => caps.refuses(capability),
 
-    async *stream(messages, signal, options = {}) {
-      const offered = options.tools ?? [];
-      let withTools = offered.length > 0 && !caps.refuses('tools') && !caps.refuses('autoToolChoice');
-      let withUsage = Boolean(options.onUsage) && !caps.refuses('streamUsage');
-      const prompt = () =>
-        (offered.length && !withTools ? (options.withoutTools?.() ?? messages) : messages).map(toOpenAI);
-      const request = () =>
-        client.chat.completions.create(
-          {
-            model,
-            messages: prompt(),
-            stream: true,
-            ...(withTools ? { tools: offered.map((fn) => ({ type: 'function' as const, function: fn })) } : {}),
-            ...(withUsage ? { stream_options: { include_usage: true } } : {}),
-          },
-          { signal },
-        );
-      let stream: Awaited<ReturnType<typeof request>>;
-      // Each refused option is dropped, then the request is sent again without it.
-      for (;;) {
-        try {
-          stream = await request();
-          break;
-        } catch (err) {
-          const refused = refusalIn(err, {
-            tools: withTools,
-            toolChoice: withTools ? 'auto' : undefined,
-            streamUsage: withUsage,
-          });
-          if (refused === 'tools' || refused === 'autoToolChoice') {
-            caps.refuse(refused, reasonOf(err));
-            withTools = false;
-          } else if (refused === 'streamUsage') {
-            caps.refuse(refused, reasonOf(err));
-            withUsage = false;
-          } else if (withTools && isToolUseFailure(err)) {
-            // The model wrote a tool call its server could not read: this answer goes without tools.
-            withTools = false;
-          } else throw err;
-        }
-      }
-      // The SDK's timeout ends when the reply starts; a model that then goes quiet is cut off here.
-      let idle = false;
-      let timer: NodeJS.Timeout | undefined;
-      const watch = () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          idle = true;
-          stream.controller.abort();
-        }, config.timeoutMs);
-      };
-      watch();
-      const calls = new ToolCallAssembler();
-      const splitter = new ThinkSplitter(caps.refuses('thinkWithoutOpening'));
-      let reasoning: LlmReasoning | null = null;
-      let usage: LlmUsage | null = null;
-      const keep = (field: LlmReasoning['field'], text: string) => {
-        if (!text) return;
-        if (reasoning) reasoning.text += text;
-        else reasoning = { field, text };
-      };
-      try {
-        for await (const chunk of stream) {
-          watch();
-          const read = readChunk(chunk);
-          if (read.error) throw Object.assign(new Error(read.error), { name: 'ProviderError' });
-          // Servers that send usage in every chunk send the running total: the last one counts.
-          usage = read.usage ?? usage;
-          if (read.reasoning) keep(read.reasoning.field, read.reasoning.text);
-          calls.add(read.toolCalls);
-          const split = splitter.push(read.text);
-          if (split.reset) {
-            caps.refuse('thinkWithoutOpening', 'a </think> came without <think>');
-            options.onReset?.();
-          }
-          keep('think', split.reasoning);
-          const text = withoutNul(split.text);
-          if (text) yield text;
-        }
-      } finally {
-        clearTimeout(timer);
-      }
-      if (idle) throw new ModelIdleError(config.timeoutMs);
-      const rest = splitter.end();
-      keep('think', rest.reasoning);
-      if (rest.text) yield withoutNul(rest.text);
-      if (usage) options.onUsage?.(usage);
-      if (reasoning) options.onReasoning?.(reasoning);
-      for (const call of calls.done()) options.onToolCall?.({ ...call, arguments: jsonWithoutNul(call.arguments) });
-    },
+    stream: (messages, signal, options = {}) =>
+      streamAnswer(
+        { client, model, caps, timeoutMs: config.timeoutMs, toOpenAI, jsonWithoutNul },
+        messages,
+        signal,
+        options,
+      ),
 
     async structured<T>(request: StructuredRequest<T>) {
       const tool = { name: request.name, description: request.description, parameters: request.parameters };

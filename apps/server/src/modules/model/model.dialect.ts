@@ -56,9 +56,9 @@ export function usageOf(body: unknown): LlmUsage | null {
         ? Math.max(0, u.total_tokens - prompt)
         : 0;
   const details = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
-  const cached = [details.cached_tokens, u.prompt_cache_hit_tokens].find((x) => typeof x === 'number') as
-    | number
-    | undefined;
+  const cached = [details.cached_tokens, u.prompt_cache_hit_tokens, u.cached_tokens].find(
+    (x) => typeof x === 'number',
+  ) as number | undefined;
   return { prompt, completion, ...(cached !== undefined ? { cached } : {}) };
 }
 

@@ -61,24 +61,40 @@ export interface Asked {
 }
 
 const REFUSING_STATUSES = new Set([400, 415, 422, 500, 501]);
-// Errors about the request's size or the account, which mention tools or formats in passing.
+// Errors about the request's size or the account, which may mention a feature in passing.
 const NOT_A_REFUSAL = /context|too long|too many tokens|maximum|token limit|rate limit|quota|billing/i;
 const REFUSING =
-  /support|require|enable|jinja|not (allowed|permitted|available|implemented|valid)|unsupported|unknown|unrecognized|unexpected|invalid|extra (fields|inputs)|forbidden|disabled|must be|only .* (allowed|accepted)/i;
+  /support|require|enable|not (allowed|permitted|available|implemented|valid)|unknown|unrecognized|unexpected|invalid|extra|forbidden|disabled|must be|only|cannot|can't/i;
+/** Words that refuse the tools feature itself (not, say, a tool call's id or arguments). */
+const TOOLS_REFUSED = new RegExp(
+  [
+    /(does not|doesn't|do not|don't|not) support(s|ed)? (tools|tool[ _-]?(use|calling|calls)|function[ _-]?calling|functions)/,
+    /\btools? (param|parameter|field|is|are)? ?(is |are )?(not supported|unsupported|requires?|not enabled|disabled|not allowed|not permitted)/,
+    /unsupported param(eter)?s?:? ['"`]?tools/,
+    /cannot use tools/,
+    /(extra|unknown|unrecognized|unexpected)[^.]{0,40}['"`]tools['"`]/,
+  ]
+    .map((r) => r.source)
+    .join('|'),
+  'i',
+);
 
 /** The feature this error refuses, or null when it is about something else. */
 export function refusalOf(status: number | undefined, message: string, asked: Asked): Capability | null {
   if (status === undefined || !REFUSING_STATUSES.has(status) || NOT_A_REFUSAL.test(message)) return null;
-  if (asked.streamUsage && /stream_options|include_usage|stream options/i.test(message)) return 'streamUsage';
-  if (asked.jsonSchema && /response_format|json_schema|json schema|json_object|structured output/i.test(message))
+  if (asked.streamUsage && /stream_options|include_usage/i.test(message)) return 'streamUsage';
+  if (
+    asked.jsonSchema &&
+    /response_format|json_schema|json schema|structured output/i.test(message) &&
+    REFUSING.test(message)
+  )
     return 'jsonSchema';
   if (!asked.tools) return null;
-  if (/tool[_ ]choice/i.test(message)) {
-    if (asked.toolChoice === 'named' && !/"?auto"? tool choice/i.test(message)) return 'namedToolChoice';
-    return asked.toolChoice === 'named' ? 'tools' : 'autoToolChoice';
+  if (/tool[_ ]choice/i.test(message) && REFUSING.test(message)) {
+    if (/"?auto"? tool[_ ]choice/i.test(message)) return asked.toolChoice === 'named' ? null : 'autoToolChoice';
+    return asked.toolChoice === 'named' ? 'namedToolChoice' : null;
   }
-  if (/tool|function/i.test(message) && REFUSING.test(message)) return 'tools';
-  return null;
+  return TOOLS_REFUSED.test(message) ? 'tools' : null;
 }
 
 /** The same, for an error the SDK threw. */
@@ -112,16 +128,38 @@ export function isToolUseFailure(err: unknown): boolean {
 export function normalizingFetch(inner: typeof fetch): typeof fetch {
   return async (input, init) => {
     const res = await inner(input, init);
-    if (res.ok) return res;
-    const error = providerError(await res.text().catch(() => ''));
+    let status = res.status;
+    let text: string;
+    if (res.ok) {
+      if (!/json/i.test(res.headers.get('content-type') ?? '')) return res;
+      // A 200 whose body is an error (LM Studio on a wrong path, even when a stream was asked for).
+      text = await res.text();
+      const failed = errorBody(text);
+      if (failed === null) return new Response(text, { status, statusText: res.statusText, headers: res.headers });
+      status = /unexpected endpoint|not found|no such|unknown (url|path|route)/i.test(failed) ? 404 : 502;
+    } else text = await res.text().catch(() => '');
+    const error = providerError(text);
     const headers = new Headers(res.headers);
     headers.set('content-type', 'application/json');
     headers.delete('content-length');
     headers.delete('content-encoding');
-    if (refusalOf(res.status, error.message, { tools: true, jsonSchema: true, streamUsage: true }))
+    if (refusalOf(status, error.message, { tools: true, jsonSchema: true, streamUsage: true }))
       headers.set('x-should-retry', 'false');
-    return new Response(JSON.stringify({ error }), { status: res.status, statusText: res.statusText, headers });
+    return new Response(JSON.stringify({ error }), { status, headers });
   };
+}
+
+/** The message of a 200 body that is an error and nothing else; null for an answer. */
+function errorBody(text: string): string | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isObject(json) || 'choices' in json || 'data' in json) return null;
+  if (!('error' in json) && json.object !== 'error') return null;
+  return providerError(text).message;
 }
 
 /** Why a model call failed, in kinds a user's message can name. */
@@ -133,6 +171,7 @@ export type FailureKind =
   | 'busy'
   | 'server-error'
   | 'rejected'
+  | 'content-filter'
   | 'format';
 
 /** The model answered, but never in a form Daybook could use (after every way it knows to ask). */
@@ -170,6 +209,10 @@ export function failureKind(err: unknown): FailureKind {
   if (status === 404) return 'not-found';
   if (status === 408) return 'timeout';
   if (status === 429) return 'busy';
+  // Azure's and others' content policies: the provider will not answer this request as it is.
+  const said = `${(err as { code?: unknown }).code ?? ''} ${err instanceof Error ? err.message : ''}`;
+  if (status === 400 && /content_filter|content (management )?polic|content filter/i.test(said))
+    return 'content-filter';
   if (status >= 500) return status === 504 ? 'timeout' : 'server-error';
   return 'rejected';
 }

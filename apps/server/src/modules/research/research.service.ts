@@ -69,6 +69,8 @@ export const FAILURES = {
         return `The assistant model's server failed when asked to ${to}.`;
       case 'rejected':
         return `The assistant model turned down the request to ${to} (it may have been too long for it).`;
+      case 'content-filter':
+        return `The assistant model's provider refused to ${to} under its content policy.`;
       case 'format':
         return "This server's model cannot write reports in the format Daybook needs.";
       default:

@@ -1,0 +1,147 @@
+// A streamed answer: the request (dropping what the endpoint refuses), then its chunks read through
+// the dialect reader, reasoning kept apart, and a watch for a model that goes quiet.
+import type OpenAI from 'openai';
+import { withoutNul } from '../../lib/text.ts';
+import type { Capabilities } from './model.capabilities.ts';
+import { readChunk, ThinkSplitter, ToolCallAssembler } from './model.dialect.ts';
+import { isToolUseFailure, ModelIdleError, reasonOf, refusalIn } from './model.errors.ts';
+import type { LlmReasoning, LlmTurnMessage, LlmUsage, StreamOptions } from './model.types.ts';
+
+type Param = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+type Stream = AsyncIterable<unknown> & { controller: AbortController };
+
+export interface StreamDeps {
+  client: OpenAI;
+  model: string;
+  caps: Capabilities;
+  timeoutMs: number;
+  toOpenAI: (m: LlmTurnMessage) => Param;
+  jsonWithoutNul: (text: string) => string;
+}
+
+/** What the request may carry, given what the endpoint is known to refuse. */
+interface Asking {
+  tools: boolean;
+  usage: boolean;
+}
+
+async function open(
+  deps: StreamDeps,
+  messages: LlmTurnMessage[],
+  options: StreamOptions,
+  asking: Asking,
+  signal?: AbortSignal,
+): Promise<Stream> {
+  const { client, model, caps } = deps;
+  const offered = options.tools ?? [];
+  // Each refused option is dropped, then the request is sent again without it.
+  for (;;) {
+    const prompt = offered.length && !asking.tools ? (options.withoutTools?.() ?? messages) : messages;
+    try {
+      return (await client.chat.completions.create(
+        {
+          model,
+          messages: prompt.map(deps.toOpenAI),
+          stream: true,
+          ...(asking.tools ? { tools: offered.map((fn) => ({ type: 'function' as const, function: fn })) } : {}),
+          ...(asking.usage ? { stream_options: { include_usage: true } } : {}),
+        },
+        { signal },
+      )) as unknown as Stream;
+    } catch (err) {
+      const refused = refusalIn(err, {
+        tools: asking.tools,
+        toolChoice: asking.tools ? 'auto' : undefined,
+        streamUsage: asking.usage,
+      });
+      if (refused === 'tools' || refused === 'autoToolChoice') asking.tools = false;
+      else if (refused === 'streamUsage') asking.usage = false;
+      else if (asking.tools && isToolUseFailure(err)) {
+        // The model wrote a tool call its server could not read: this answer goes without tools.
+        asking.tools = false;
+        continue;
+      } else throw err;
+      caps.refuse(refused, reasonOf(err));
+    }
+  }
+}
+
+export async function* streamAnswer(
+  deps: StreamDeps,
+  messages: LlmTurnMessage[],
+  signal: AbortSignal | undefined,
+  options: StreamOptions,
+): AsyncGenerator<string> {
+  const { caps } = deps;
+  const asking: Asking = {
+    tools: Boolean(options.tools?.length) && !caps.refuses('tools') && !caps.refuses('autoToolChoice'),
+    usage: Boolean(options.onUsage) && !caps.refuses('streamUsage'),
+  };
+  for (;;) {
+    const stream = await open(deps, messages, options, asking, signal);
+    let given = false;
+    try {
+      for await (const piece of read(deps, stream, options)) {
+        given = true;
+        yield piece;
+      }
+      return;
+    } catch (err) {
+      // Groq says so inside the stream: with nothing given out yet, the answer starts again without tools.
+      if (!asking.tools || given || !isToolUseFailure(err)) throw err;
+      asking.tools = false;
+    }
+  }
+}
+
+async function* read(deps: StreamDeps, stream: Stream, options: StreamOptions): AsyncGenerator<string> {
+  const { caps } = deps;
+  // The SDK's timeout ends when the reply starts; a model that then goes quiet is cut off here.
+  let idle = false;
+  let timer: NodeJS.Timeout | undefined;
+  const watch = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      idle = true;
+      stream.controller.abort();
+    }, deps.timeoutMs);
+  };
+  watch();
+  const calls = new ToolCallAssembler();
+  const splitter = new ThinkSplitter(caps.refuses('thinkWithoutOpening'));
+  let reasoning: LlmReasoning | null = null;
+  let usage: LlmUsage | null = null;
+  const keep = (field: LlmReasoning['field'], text: string) => {
+    if (!text) return;
+    if (reasoning) reasoning.text += text;
+    else reasoning = { field, text };
+  };
+  try {
+    for await (const chunk of stream) {
+      watch();
+      const read = readChunk(chunk);
+      if (read.error) throw Object.assign(new Error(read.error), { name: 'ProviderError' });
+      // Servers that send usage in every chunk send the running total: the last one counts.
+      usage = read.usage ?? usage;
+      if (read.reasoning) keep(read.reasoning.field, read.reasoning.text);
+      calls.add(read.toolCalls);
+      const split = splitter.push(read.text);
+      if (split.reset) {
+        caps.refuse('thinkWithoutOpening', 'a </think> came without <think>');
+        options.onReset?.();
+      }
+      keep('think', split.reasoning);
+      const text = withoutNul(split.text);
+      if (text) yield text;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  if (idle) throw new ModelIdleError(deps.timeoutMs);
+  const rest = splitter.end();
+  keep('think', rest.reasoning);
+  if (rest.text) yield withoutNul(rest.text);
+  if (usage) options.onUsage?.(usage);
+  if (reasoning) options.onReasoning?.(reasoning);
+  for (const call of calls.done()) options.onToolCall?.({ ...call, arguments: deps.jsonWithoutNul(call.arguments) });
+}
