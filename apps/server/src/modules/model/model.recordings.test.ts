@@ -179,7 +179,7 @@ describe('recorded streams: the answer, never the reasoning; tool calls and usag
     ])) {
       // read it all
     }
-    const sent = (bodies[0]?.messages as Array<Record<string, unknown>>)[1];
+    const sent = (bodies[0]?.messages as Array<Record<string, unknown>> | undefined)?.[1];
     expect(sent).toMatchObject({ role: 'assistant', reasoning_content: got.reasoning?.text });
   });
 });
