@@ -33,6 +33,8 @@ export function structuredName(req: Request): string | undefined {
 }
 
 export const DAILY_TEXT = 'Good morning! Here is your day.\n\n### Today\n\nA calm day ahead.';
+export const ONBOARDED = 'Thanks, that is all I need. You can now chat freely.';
+const ONBOARDING_MARKER = '[[ONBOARDING_COMPLETE]]';
 export const chatAnswer = (said: string) => `You said: ${said}`;
 
 /** What the model says, for the call `req` makes. */
@@ -41,6 +43,7 @@ export function answer(req: Request): Answer {
   if (name) return { json: structured(name, req) };
   const system = textOf(req.messages[0]?.content);
   if (system.includes("writing the user's daily message")) return { text: DAILY_TEXT };
+  if (system.includes('meeting a new user for the first time')) return { text: `${ONBOARDED}\n${ONBOARDING_MARKER}` };
   const last = req.messages.at(-1);
   if (last?.role === 'tool') {
     const day = JSON.parse(textOf(last.content)) as { events?: Array<{ title: string }> };
@@ -61,19 +64,20 @@ function structured(name: string, req: Request): unknown {
     case 'save_memory_changes': {
       const message = prompt.split("The user's latest message:\n")[1] ?? '';
       const liked = message.match(/I (?:love|like|enjoy) ([a-z ]+)/i)?.[1]?.trim();
+      const home = message.match(/I live in ([A-Z][a-z]+)/)?.[1];
+      const add = (key: string, data: string, memory_type: string) => ({
+        action: 'ADD',
+        id: null,
+        key,
+        data,
+        memory_type,
+        frequency_description: null,
+      });
       return {
-        operations: liked
-          ? [
-              {
-                action: 'ADD',
-                id: null,
-                key: liked,
-                data: `Loves ${liked}`,
-                memory_type: 'interest',
-                frequency_description: null,
-              },
-            ]
-          : [],
+        operations: [
+          ...(liked ? [add(liked, `Loves ${liked}`, 'interest')] : []),
+          ...(home ? [add('home city', `Lives in ${home}`, 'location')] : []),
+        ],
       };
     }
     case 'plan_research':

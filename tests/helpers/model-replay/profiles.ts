@@ -21,6 +21,8 @@ export interface Profile {
   name: string;
   /** What it stands for, for a reader of a failing test. */
   about: string;
+  /** The model's name as an operator would set it (LLM_MODEL), where it matters. */
+  model?: string;
   /** The recorded stream that answers in text. */
   text: string;
   /** The recorded stream that calls a tool (absent: the server cannot stream tool calls). */
@@ -112,6 +114,7 @@ export const PROFILES: Profile[] = [
   },
   {
     name: 'ollama-r1',
+    model: 'deepseek-r1:8b',
     about: 'deepseek-r1 on Ollama before its think support: <think> in the content, no tools, JSON format ignored',
     text: 'ollama/ollama-0.2-stream-tools-as-text-content.excerpt.chunks.txt',
     whole: 'ollama/ollama-0.3-llama3.1-tools-answered-in-prose.json',
@@ -132,6 +135,7 @@ export const PROFILES: Profile[] = [
   },
   {
     name: 'llamacpp-jinja',
+    model: 'Qwen3-4B-Thinking-2507-Q4_K_M.gguf',
     about: 'llama.cpp --jinja: reasoning_content, timings, tool_choice objects ignored (the model calls the tool)',
     text: 'llamacpp/llamacpp-b8180-qwen3-thinking-reasoning-content.excerpt.sse',
     tools: 'llamacpp/llamacpp-b8180-gemma3-jinja-tool-call.sse',
@@ -142,6 +146,7 @@ export const PROFILES: Profile[] = [
   },
   {
     name: 'llamacpp-no-jinja',
+    model: 'Qwen3-4B-Thinking-2507-Q4_K_M.gguf',
     about: 'llama.cpp without --jinja: tools refused with HTTP 500',
     text: 'llamacpp/llamacpp-b8180-qwen3-thinking-reasoning-content.excerpt.sse',
     reasoning: { style: 'reasoning_content', field: 'reasoning_content' },
@@ -196,6 +201,7 @@ export const PROFILES: Profile[] = [
   },
   {
     name: 'vllm-reasoning',
+    model: 'Qwen/Qwen3.5-27B',
     about: 'vLLM with a reasoning parser: `reasoning` only (0.17), or both fields (qwen3 parser)',
     text: 'vllm/vllm-qwen3-vl-thinking-reasoning-both-fields.excerpt.chunks.txt',
     tools: 'vllm/vllm-v1-named-tool-choice-name-repeated.excerpt.chunks.txt',
@@ -206,6 +212,7 @@ export const PROFILES: Profile[] = [
   },
   {
     name: 'vllm-no-parser',
+    model: 'Qwen/QwQ-32B',
     about: 'vLLM serving a thinking model without a reasoning parser: the content has </think> but no <think>',
     text: 'vllm/vllm-v1-named-tool-choice-name-repeated.excerpt.chunks.txt',
     tools: 'vllm/vllm-v1-named-tool-choice-name-repeated.excerpt.chunks.txt',
@@ -217,6 +224,7 @@ export const PROFILES: Profile[] = [
   },
   {
     name: 'lmstudio',
+    model: 'qwen/qwen3-4b',
     about: 'LM Studio with Qwen3: an empty think block in the content, the model id as fingerprint',
     text: 'lmstudio/lmstudio-0.3.17-qwen3-no-think-stream-first-chunk.excerpt.chunks.txt',
     tools: OPENAI_TOOLS,
@@ -227,6 +235,7 @@ export const PROFILES: Profile[] = [
   },
   {
     name: 'deepseek-thinking',
+    model: 'deepseek-reasoner',
     about: 'DeepSeek thinking mode: reasoning_content, and a tool round without it is refused',
     text: 'deepseek/deepseek-chat-text.sse',
     tools: 'deepseek/deepseek-v4-flash-tool-call.chunks.txt',
@@ -248,6 +257,7 @@ export const PROFILES: Profile[] = [
   },
   {
     name: 'magistral',
+    model: 'magistral-medium-latest',
     about: "Mistral's reasoning models: content as an array of thinking and text parts",
     text: 'mistral/magistral-thinking-content-array.chunks.txt',
     tools: 'mistral/mistral-tool-call-no-index.chunks.txt',
@@ -259,6 +269,7 @@ export const PROFILES: Profile[] = [
   },
   {
     name: 'groq',
+    model: 'qwen/qwen3-32b',
     about: 'Groq: usage under x_groq, reasoning in `reasoning`, a whole tool call in one delta',
     text: 'groq/groq-qwen3-32b-reasoning.excerpt.chunks.txt',
     tools: 'groq/groq-llama-3.3-tool-call.chunks.txt',

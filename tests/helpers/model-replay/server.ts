@@ -96,7 +96,7 @@ function streamFor(p: Profile, req: Request, said: Answer): Chunk[] {
 /** A whole answer: what a forced tool, a JSON schema format or plain instructions get from this profile. */
 function wholeFor(p: Profile, req: Request, said: Answer): Chunk {
   const chunks = streamChunks(p.tools ?? p.text);
-  const template = p.whole && p.whole.startsWith('mistral/') ? body(p.whole) : undefined;
+  const template = p.whole?.startsWith('mistral/') ? body(p.whole) : undefined;
   const reasoning =
     p.reasoning?.field && p.reasoning.style !== 'parts'
       ? { field: p.reasoning.field, text: recordedReasoning(p) }

@@ -31,6 +31,8 @@ const toolPieces = (chunk: Chunk): Loose[] => {
   return Array.isArray(calls) ? calls.filter(isObject) : [];
 };
 
+const MIN_PIECES = 6;
+
 /** `text` in `n` pieces (fewer when it is shorter), whole characters each. */
 export function pieces(text: string, n: number): string[] {
   const chars = Array.from(text);
@@ -92,7 +94,8 @@ export function retemplate(chunks: Chunk[], said: Said): Chunk[] {
   const text = said.text ?? '';
   const calls = said.toolCalls ?? [];
   if (calls.length && !toolAt.length) throw new Error('this recording has no tool call to say one with');
-  const textPieces = text ? pieces(text, Math.max(1, answerAt.length)) : [];
+  // At least a few pieces, as servers stream a token or a few at a time.
+  const textPieces = text ? pieces(text, Math.max(MIN_PIECES, answerAt.length)) : [];
   // Without a recorded answer piece, the text goes before the first tool piece (or the finish).
   const textTemplate = (answerAt.length ? chunks[answerAt[0] as number] : undefined) ?? firstDeltaChunk(chunks);
   const out: Chunk[] = [];
@@ -104,10 +107,11 @@ export function retemplate(chunks: Chunk[], said: Said): Chunk[] {
     for (const piece of textPieces) out.push(withContent(textTemplate, piece));
   };
   chunks.forEach((chunk, i) => {
-    if (answerAt.includes(i)) {
-      // The answer's pieces take the recorded pieces' places, one for one (there are no more of them).
-      const piece = textPieces[answerAt.indexOf(i)];
-      if (piece !== undefined) out.push(withContent(chunk, piece));
+    const k = answerAt.indexOf(i);
+    if (k >= 0) {
+      // The answer's pieces take the recorded pieces' places; the last one's framing carries the rest.
+      const mine = k === answerAt.length - 1 ? textPieces.slice(k) : textPieces.slice(k, k + 1);
+      for (const piece of mine) out.push(withContent(chunk, piece));
       placedText = true;
       return;
     }

@@ -40,6 +40,15 @@ function jsonWithoutNul(text: string): string {
   return withoutNul(text).replace(/\\u0000/gi, '');
 }
 
+/**
+ * Open-weight reasoning models, whose servers may pass their `<think>` output through as content,
+ * the opening tag often in the prompt's template: their streamed answers are held until the
+ * reasoning ends (or a server shows it parses reasoning out). Hosted reasoning APIs (o-series,
+ * deepseek-reasoner) send reasoning apart and are not held.
+ */
+export const REASONING_MODEL =
+  /\br1\b|r1-|qwq|qwen3|think|reasoning|glm-4\.[5-9]|glm-z1|exaone-deep|deepseek-v3\.[1-9]|hunyuan-a13b|seed-oss|minimax-m[12]/i;
+
 /** An embedding as floats, sent as a list or as base64 of little-endian float32s. */
 function vectorOf(embedding: unknown): number[] {
   if (Array.isArray(embedding)) return embedding.map(Number);
@@ -66,6 +75,7 @@ export function createLlm(
     fetch: normalizingFetch(nodeFetch),
   });
   const model = config.model;
+  const mayThink = REASONING_MODEL.test(model);
   const caps = createCapabilities({ endpoint: endpointForLog(baseURL), model, log: options.log, now: options.now });
 
   /** One non-streamed answer, read whatever the dialect. */
@@ -85,7 +95,7 @@ export function createLlm(
 
     stream: (messages, signal, options = {}) =>
       streamAnswer(
-        { client, model, caps, timeoutMs: config.timeoutMs, toOpenAI, jsonWithoutNul },
+        { client, model, caps, timeoutMs: config.timeoutMs, toOpenAI, jsonWithoutNul, mayThink },
         messages,
         signal,
         options,

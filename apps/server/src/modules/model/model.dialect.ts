@@ -98,8 +98,8 @@ export interface Split {
 /**
  * Separates `<think>…</think>` reasoning from the answer as text arrives. Some servers' templates
  * open the block in the prompt, so the output has only the closing tag: the text before it was
- * reasoning. Once an endpoint is known to do that (`holdUntilClose`), nothing is given out until
- * the closing tag, or the end of an answer without one.
+ * reasoning. Where that may happen (the endpoint did it before, or the model is a reasoning model),
+ * nothing is given out until the closing tag, reasoning in a field of its own, or the end.
  */
 export class ThinkSplitter {
   private thinking = false;
@@ -147,6 +147,17 @@ export class ThinkSplitter {
         this.trimStart = true;
       }
     }
+  }
+
+  /**
+   * The server parses reasoning out itself (it came in a field of its own): no closing tag will
+   * come, so what was held back goes out.
+   */
+  stopHolding(): Split {
+    const out: Split = { text: '', reasoning: '', reset: false };
+    if (this.holding && !this.thinking) this.release(out);
+    this.holding = false;
+    return out;
   }
 
   /** The rest, once the answer has ended: what was held back is the answer. */

@@ -17,6 +17,8 @@ export interface StreamDeps {
   timeoutMs: number;
   toOpenAI: (m: LlmTurnMessage) => Param;
   jsonWithoutNul: (text: string) => string;
+  /** The model may write reasoning that ends in `</think>` without opening it (see REASONING_MODEL). */
+  mayThink: boolean;
 }
 
 /** What the request may carry, given what the endpoint is known to refuse. */
@@ -108,7 +110,7 @@ async function* read(deps: StreamDeps, stream: Stream, options: StreamOptions): 
   };
   watch();
   const calls = new ToolCallAssembler();
-  const splitter = new ThinkSplitter(caps.refuses('thinkWithoutOpening'));
+  const splitter = new ThinkSplitter(deps.mayThink || caps.refuses('thinkWithoutOpening'));
   let reasoning: LlmReasoning | null = null;
   let usage: LlmUsage | null = null;
   const keep = (field: LlmReasoning['field'], text: string) => {
@@ -123,9 +125,14 @@ async function* read(deps: StreamDeps, stream: Stream, options: StreamOptions): 
       if (read.error) throw Object.assign(new Error(read.error), { name: 'ProviderError' });
       // Servers that send usage in every chunk send the running total: the last one counts.
       usage = read.usage ?? usage;
-      if (read.reasoning) keep(read.reasoning.field, read.reasoning.text);
+      let released = '';
+      if (read.reasoning) {
+        keep(read.reasoning.field, read.reasoning.text);
+        released = splitter.stopHolding().text;
+      }
       calls.add(read.toolCalls);
       const split = splitter.push(read.text);
+      split.text = released + split.text;
       if (split.reset) {
         caps.refuse('thinkWithoutOpening', 'a </think> came without <think>');
         options.onReset?.();
