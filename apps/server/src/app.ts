@@ -50,6 +50,7 @@ import { createMemoriesService } from './modules/memories/memories.service.ts';
 import metricsRoutes from './modules/metrics/metrics.routes.ts';
 import { createMetrics, type Metrics } from './modules/metrics/metrics.ts';
 import { createLlm } from './modules/model/model.client.ts';
+import { checkModel } from './modules/model/model.probe.ts';
 import type { Llm } from './modules/model/model.types.ts';
 import onboardingRoutes from './modules/onboarding/onboarding.routes.ts';
 import {
@@ -350,6 +351,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       log: app.log.child({ module: 'admin' }),
     }),
     publicUrl: config.publicUrl,
+    checkModel: () => checkModel(config.llm, config.research.embeddingModel),
   });
   const memoriesRepo = createMemoriesRepo(prisma, app.db.query);
   const memories = createMemoriesService({ repo: memoriesRepo, clock });

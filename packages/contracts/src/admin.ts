@@ -78,3 +78,27 @@ export type TSendInviteRequest = z.infer<typeof ZSendInviteRequest>;
 
 export const ZSendInviteResponse = ZCreateInviteResponse.extend({ sent_to: z.string() });
 export type TSendInviteResponse = z.infer<typeof ZSendInviteResponse>;
+
+/** One thing the model check tried: what happened, and what the operator could change. */
+export const ZModelCheckItem = z.object({
+  name: z.string(),
+  /** ok: works; degraded: Daybook works around it (said in detail); failed: it does not work; skipped. */
+  status: z.enum(['ok', 'degraded', 'failed', 'skipped']),
+  detail: z.string(),
+  /** What the operator could change on the model server, when something can. */
+  advice: z.string().nullable(),
+});
+export type TModelCheckItem = z.infer<typeof ZModelCheckItem>;
+
+/** POST /api/admin/model-check/ (and `npm run check-model`): one probe of each capability. */
+export const ZModelCheck = z.object({
+  /** The configured endpoint (scheme, host and path) and model; null when no model is configured. */
+  endpoint: z.string().nullable(),
+  model: z.string().nullable(),
+  checks: z.array(ZModelCheckItem),
+  /** What Daybook will use, in a sentence per part. */
+  uses: z.array(z.string()),
+  /** The chat can answer (the checks that failed are worked around or optional). */
+  ok: z.boolean(),
+});
+export type TModelCheck = z.infer<typeof ZModelCheck>;

@@ -51,6 +51,8 @@ export function answer(req: Request): Answer {
   }
   const said = textOf([...req.messages].reverse().find((m) => m.role === 'user')?.content);
   const offered = (req.tools ?? []).map((t) => t.function.name);
+  const named = said.match(/Call the ([a-z_]+) tool/)?.[1];
+  if (named && offered.includes(named)) return { toolCall: { name: named, arguments: '{}' } };
   if (offered.includes('calendar_events') && /calendar/i.test(said))
     return { toolCall: { name: 'calendar_events', arguments: '{}' } };
   if (offered.includes('web_research') && /^look up (.+)/i.test(said))
@@ -91,6 +93,8 @@ function structured(name: string, req: Request): unknown {
         sources: urls.map((url, i) => ({ url, title: `Source ${i + 1}` })),
       };
     }
+    case 'daybook_check':
+      return { ok: true };
     case 'daily_settings':
       return /lisbon/i.test(prompt)
         ? { city: 'Lisbon, Portugal', time_zone: 'Europe/Lisbon', delivery_time: '07:30' }

@@ -1,5 +1,12 @@
-// Administrators only: GET /api/admin/users/, PATCH /api/admin/users/{id}/, POST /api/admin/invites/send/.
-import { ZAdminUserListQuery, ZRowId, ZSendInviteRequest, ZUpdateAdminUserRequest } from '@daybook/contracts';
+// Administrators only: GET /api/admin/users/, PATCH /api/admin/users/{id}/, POST /api/admin/invites/send/,
+// POST /api/admin/model-check/.
+import {
+  type TModelCheck,
+  ZAdminUserListQuery,
+  ZRowId,
+  ZSendInviteRequest,
+  ZUpdateAdminUserRequest,
+} from '@daybook/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requireUser } from '../../lib/auth.ts';
@@ -23,8 +30,18 @@ function requireAdmin(request: FastifyRequest, what: string) {
 
 export default async function adminRoutes(
   app: FastifyInstance,
-  { admin, publicUrl }: { admin: AdminService; publicUrl: string },
+  { admin, publicUrl, checkModel }: { admin: AdminService; publicUrl: string; checkModel: () => Promise<TModelCheck> },
 ) {
+  // A check makes model calls for seconds: one at a time, and a second request shares the first's answer.
+  let checking: Promise<TModelCheck> | null = null;
+  app.post('/api/admin/model-check/', async (request) => {
+    requireAdmin(request, 'the model settings');
+    checking ??= checkModel().finally(() => {
+      checking = null;
+    });
+    return checking;
+  });
+
   app.get('/api/admin/users/', async (request) => {
     requireAdmin(request, 'users');
     const query = ZAdminUserListQuery.parse(request.query ?? {});

@@ -91,6 +91,7 @@ function fakeModel(text: string) {
     },
     structured: async (request) => request.schema.parse({}),
     refuses: () => false,
+    refusals: () => [],
   };
   return { llm, asked };
 }

@@ -71,6 +71,8 @@ export const COMPONENTS = {
   CreateInviteResponse: c.ZCreateInviteResponse,
   SendInviteRequest: c.ZSendInviteRequest,
   SendInviteResponse: c.ZSendInviteResponse,
+  ModelCheck: c.ZModelCheck,
+  ModelCheckItem: c.ZModelCheckItem,
   AdminUser: c.ZAdminUser,
   AdminUserPage: c.ZAdminUserPage,
   UpdateAdminUserRequest: c.ZUpdateAdminUserRequest,
@@ -354,6 +356,16 @@ export const OPERATIONS: ApiOperation[] = [
     responses: { 201: { description: 'The new invite, and where it was sent.', schema: c.ZSendInviteResponse } },
   },
   {
+    method: 'post',
+    path: '/api/admin/model-check/',
+    tag: 'Model',
+    summary: 'Check the configured model',
+    description:
+      'One probe of each capability Daybook uses (streaming, token usage, reasoning, tools, forced tool calls, JSON schema output, embeddings) against the configured endpoint, what Daybook will use, and what the operator could change. Makes a few model calls; one check runs at a time (a second request gets the same answer). The same report as `npm run check-model`.',
+    auth: 'admin',
+    responses: { 200: { description: 'The check.', schema: c.ZModelCheck } },
+  },
+  {
     method: 'get',
     path: '/api/admin/users/',
     tag: 'Users',
@@ -626,6 +638,7 @@ export const TAGS: { name: string; description: string }[] = [
     name: 'Users',
     description: 'Every account of this installation: deactivate, reactivate, make administrator. Administrators only.',
   },
+  { name: 'Model', description: 'The assistant model this installation is configured with. Administrators only.' },
   { name: 'Memories', description: 'What the assistant knows about the user.' },
   {
     name: 'Chat',

@@ -23,6 +23,7 @@ function fakeLlm(error?: unknown): Llm {
       return request.schema.parse({});
     },
     refuses: () => false,
+    refusals: () => [],
     async embed(texts) {
       return texts.map(() => [1, 0]);
     },

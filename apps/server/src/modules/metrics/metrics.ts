@@ -239,6 +239,7 @@ export function createMetrics() {
           }
         },
         refuses: (capability) => llm.refuses(capability),
+        refusals: () => llm.refusals(),
       };
       const embed = llm.embed;
       if (embed) {

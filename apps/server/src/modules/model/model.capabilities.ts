@@ -33,8 +33,8 @@ export interface Capabilities {
   refuses(capability: Capability): boolean;
   /** Remembers a refusal and logs it once (again only after it was forgotten). */
   refuse(capability: Capability, reason: string): void;
-  /** What is remembered now, for the operator's check. */
-  known(): Capability[];
+  /** What is remembered now, with the reason, for the operator's check. */
+  known(): Array<{ capability: Capability; reason: string }>;
 }
 
 export function createCapabilities(options: {
@@ -44,9 +44,9 @@ export function createCapabilities(options: {
   now?: () => number;
 }): Capabilities {
   const now = options.now ?? Date.now;
-  const refused = new Map<Capability, number>();
+  const refused = new Map<Capability, { at: number; reason: string }>();
   const live = (capability: Capability) => {
-    const at = refused.get(capability);
+    const at = refused.get(capability)?.at;
     if (at === undefined) return false;
     if (now() - at < FORGET_AFTER_MS) return true;
     refused.delete(capability);
@@ -56,13 +56,14 @@ export function createCapabilities(options: {
     refuses: live,
     refuse(capability, reason) {
       if (live(capability)) return;
-      refused.set(capability, now());
+      refused.set(capability, { at: now(), reason });
       options.log?.warn(
         { endpoint: options.endpoint, model: options.model, refused: capability, reason, instead: INSTEAD[capability] },
         `The model endpoint ${WHAT[capability]}: ${INSTEAD[capability]}`,
       );
     },
-    known: () => [...refused.keys()].filter(live),
+    known: () =>
+      [...refused.entries()].filter(([c]) => live(c)).map(([capability, { reason }]) => ({ capability, reason })),
   };
 }
 

@@ -92,6 +92,7 @@ export function createLlm(
   const llm: Llm = {
     model,
     refuses: (capability) => caps.refuses(capability),
+    refusals: () => caps.known(),
 
     stream: (messages, signal, options = {}) =>
       streamAnswer(

@@ -97,9 +97,12 @@ export type Ask = (mode: StructuredMode, messages: LlmMessage[]) => Promise<Whol
 /** Runs the ladder: each mode the endpoint is not known to refuse, in order. */
 export async function structuredAnswer<T>(ask: Ask, caps: Capabilities, request: StructuredRequest<T>): Promise<T> {
   const modes: StructuredMode[] = [];
-  if (!caps.refuses('tools') && !caps.refuses('namedToolChoice')) modes.push('tool');
-  if (!caps.refuses('jsonSchema')) modes.push('json');
-  modes.push('prompt');
+  if (request.mode) modes.push(request.mode);
+  else {
+    if (!caps.refuses('tools') && !caps.refuses('namedToolChoice')) modes.push('tool');
+    if (!caps.refuses('jsonSchema')) modes.push('json');
+    modes.push('prompt');
+  }
   let answers = 0;
   let failure = new ModelOutputError('format', 'no answer');
   for (const mode of modes) {
@@ -131,7 +134,10 @@ export async function structuredAnswer<T>(ask: Ask, caps: Capabilities, request:
       let problem: string;
       if (parsed.ok) {
         const checked = request.check?.(parsed.value) ?? null;
-        if (!checked) return parsed.value;
+        if (!checked) {
+          request.onMode?.(mode);
+          return parsed.value;
+        }
         failure = new ModelOutputError('check', checked);
         problem = checked;
       } else {

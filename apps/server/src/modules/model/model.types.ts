@@ -74,6 +74,10 @@ export interface StructuredRequest<T> {
   check?: (value: T) => string | null;
   signal?: AbortSignal;
   onUsage?: (usage: LlmUsage) => void;
+  /** Ask only this way (the operator's check tries each); default: the best the endpoint takes. */
+  mode?: StructuredMode;
+  /** The way the accepted answer was asked for. */
+  onMode?: (mode: StructuredMode) => void;
 }
 
 /** How structured answers are asked for, most reliable first. */
@@ -100,6 +104,8 @@ export interface Llm {
   structured<T>(request: StructuredRequest<T>): Promise<T>;
   /** Whether the endpoint is known to refuse tools (then the chat offers none). */
   refuses(capability: Capability): boolean;
+  /** What the endpoint was found to refuse, and the provider's reason (for the operator's check). */
+  refusals(): Array<{ capability: Capability; reason: string }>;
   /** Vectors for texts, when an embedding model is configured (EMBEDDING_MODEL). */
   embed?: (texts: string[], signal?: AbortSignal) => Promise<number[][]>;
 }

@@ -210,4 +210,45 @@ describe('Admin page', () => {
     expect(usersTab).toHaveAttribute('aria-selected', 'true');
     expect(await screen.findByRole('tabpanel', { name: 'Users' })).toBeVisible();
   });
+
+  it('checks the model: each capability, what Daybook uses, and what to change on the server', async () => {
+    const network = adminNetwork({
+      'POST /api/admin/model-check/': reply(200, {
+        endpoint: 'http://gpu.lan:8000/v1',
+        model: 'Qwen/Qwen3-8B',
+        checks: [
+          { name: 'Answers', status: 'ok', detail: 'Streamed "ready" in 0.4 s.', advice: null },
+          {
+            name: 'Tools in the chat',
+            status: 'degraded',
+            detail: 'Refused: "auto" tool choice requires --enable-auto-tool-choice.',
+            advice: 'vLLM: start it with --enable-auto-tool-choice --tool-call-parser <parser>.',
+          },
+          { name: 'Embeddings', status: 'skipped', detail: 'EMBEDDING_MODEL is not set.', advice: null },
+        ],
+        uses: ['Chat: streamed answers without tools; research starts with /research.'],
+        ok: true,
+      }),
+    });
+    renderRoutes(routes, { path: '/admin?tab=model', auth: signedIn });
+    const panel = await screen.findByRole('tabpanel', { name: 'Model' });
+    await userEvent.click(within(panel).getByRole('button', { name: 'Check the model' }));
+    expect(await within(panel).findByRole('heading', { name: 'Qwen/Qwen3-8B' })).toBeVisible();
+    expect(network.calls('POST /api/admin/model-check/')).toHaveLength(1);
+    const tools = within(panel).getByRole('heading', { name: 'Tools in the chat' }).closest('li') as HTMLElement;
+    expect(within(tools).getByText('Worked around')).toBeVisible();
+    expect(tools).toHaveTextContent('--enable-auto-tool-choice --tool-call-parser');
+    expect(within(panel).getByText('Not set up')).toBeVisible();
+    expect(panel).toHaveTextContent('research starts with /research');
+    expect(within(panel).getByText('The check is done.')).toHaveAttribute('role', 'status');
+    expect(within(panel).getByRole('button', { name: 'Check again' })).toBeEnabled();
+  });
+
+  it('shows why a check could not run', async () => {
+    adminNetwork({ 'POST /api/admin/model-check/': reply(500, { detail: 'Internal error' }) });
+    renderRoutes(routes, { path: '/admin?tab=model', auth: signedIn });
+    const panel = await screen.findByRole('tabpanel', { name: 'Model' });
+    await userEvent.click(within(panel).getByRole('button', { name: 'Check the model' }));
+    expect(await within(panel).findByRole('alert')).toBeVisible();
+  });
 });

@@ -1,24 +1,26 @@
-// /admin: administrators manage invites and accounts here. Others get a note that the area is for
-// administrators (every admin call answers them 403).
+// /admin: administrators manage invites and accounts, and check the model, here. Others get a note
+// that the area is for administrators (every admin call answers them 403).
 import { type KeyboardEvent, useCallback, useId, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { InvitesPanel } from './InvitesPanel.tsx';
+import { ModelPanel } from './ModelPanel.tsx';
 import { UsersPanel } from './UsersPanel.tsx';
 import './admin.css';
 
 const TABS = [
   { id: 'invites', label: 'Invites' },
   { id: 'users', label: 'Users' },
+  { id: 'model', label: 'Model' },
 ] as const;
 type Tab = (typeof TABS)[number]['id'];
 
 export function AdminPage() {
   const [params, setParams] = useSearchParams();
-  const tab: Tab = params.get('tab') === 'users' ? 'users' : 'invites';
+  const tab: Tab = TABS.find((t) => t.id === params.get('tab'))?.id ?? 'invites';
   const [forbidden, setForbidden] = useState(false);
   const onForbidden = useCallback(() => setForbidden(true), []);
   const baseId = useId();
-  const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({ invites: null, users: null });
+  const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({ invites: null, users: null, model: null });
 
   const select = (next: Tab, focus = false) => {
     setParams(next === 'invites' ? {} : { tab: next }, { replace: true });
@@ -47,7 +49,7 @@ export function AdminPage() {
     <div className="container page admin-page">
       <header className="page-header">
         <h1 className="page-title">Admin</h1>
-        <p className="page-subtitle">Invite people to this Daybook and manage their accounts.</p>
+        <p className="page-subtitle">Invite people to this Daybook, manage their accounts and check its model.</p>
       </header>
       <div className="admin-tabs" role="tablist" aria-label="Admin sections" onKeyDown={onKeyDown}>
         {TABS.map((t) => (
@@ -69,7 +71,7 @@ export function AdminPage() {
           </button>
         ))}
       </div>
-      {/* Both stay mounted, so a new link or a search survives a look at the other tab. */}
+      {/* All stay mounted, so a new link, a search or a check survives a look at another tab. */}
       <section
         role="tabpanel"
         id={`${baseId}-panel-invites`}
@@ -87,6 +89,15 @@ export function AdminPage() {
         className="admin-panel"
       >
         <UsersPanel onForbidden={onForbidden} active={tab === 'users'} />
+      </section>
+      <section
+        role="tabpanel"
+        id={`${baseId}-panel-model`}
+        aria-labelledby={`${baseId}-tab-model`}
+        hidden={tab !== 'model'}
+        className="admin-panel"
+      >
+        <ModelPanel onForbidden={onForbidden} />
       </section>
     </div>
   );

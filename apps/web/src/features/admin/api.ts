@@ -10,6 +10,7 @@ import {
   ZCreateInviteResponse,
   ZInvite,
   ZInviteList,
+  ZModelCheck,
   ZSendInviteResponse,
 } from '@daybook/contracts';
 import { ApiError, apiRequest } from '../../lib/api.ts';
@@ -38,3 +39,6 @@ export const sendInvite = (body: TSendInviteRequest) =>
 export const revokeInvite = (id: number) => apiRequest(`/api/admin/invites/${id}/`, ZInvite, { method: 'DELETE' });
 
 export const isForbidden = (err: unknown) => err instanceof ApiError && err.status === 403;
+
+/** Probes the configured model (a few model calls; up to minutes on slow hardware). */
+export const checkModel = () => apiRequest('/api/admin/model-check/', ZModelCheck, { method: 'POST', body: {} });
