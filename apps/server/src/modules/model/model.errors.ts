@@ -8,11 +8,15 @@ import type { Capability } from './model.types.ts';
 type Loose = Record<string, unknown>;
 const isObject = (v: unknown): v is Loose => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A validation problem of FastAPI or pydantic (`{loc, msg}`) as "body.tools: msg". */
+const located = (d: Loose) =>
+  `${Array.isArray(d.loc) ? `${d.loc.join('.')}: ` : ''}${typeof d.msg === 'string' ? d.msg : ''}`;
+
 const words = (v: unknown): string =>
   typeof v === 'string'
     ? v
     : Array.isArray(v)
-      ? v.map((d) => (isObject(d) && typeof d.msg === 'string' ? d.msg : words(d))).join('; ')
+      ? v.map((d) => (isObject(d) && typeof d.msg === 'string' ? located(d) : words(d))).join('; ')
       : isObject(v) && 'detail' in v
         ? words(v.detail)
         : v === undefined || v === null
@@ -73,6 +77,7 @@ const TOOLS_REFUSED = new RegExp(
     /unsupported param(eter)?s?:? ['"`]?tools/,
     /cannot use tools/,
     /(extra|unknown|unrecognized|unexpected)[^.]{0,40}['"`]tools['"`]/,
+    /\btools\b[^.]{0,20}(extra|not permitted|forbidden|unknown|unrecognized)/,
   ]
     .map((r) => r.source)
     .join('|'),

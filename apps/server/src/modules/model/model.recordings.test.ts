@@ -192,6 +192,8 @@ describe('recorded refusals: recognised whatever the envelope and status, the an
     ['llamacpp/llamacpp-b4369-unsupported-param-tools.error.json', 'tools'],
     ['llamacpp/llamacpp-jinja-tools-with-stream-unsupported.error.json', 'tools'],
     ['vllm/vllm-auto-tool-choice-old-envelope.error.json', 'autoToolChoice'],
+    // Mistral refusing a `tools` field (an empty one there), its message an array of pydantic errors.
+    ['mistral/mistral-error-message-is-array-2025-11.error.json', 'tools'],
   ] as const)('%s', async (file, capability) => {
     warnings.length = 0;
     // Three retries allowed: a 500 that refuses tools is still not retried.
@@ -267,7 +269,6 @@ describe('recorded errors that are not refusals: kinds a user can be told', () =
       'rejected',
       'Extra inputs are not permitted',
     ],
-    ['mistral/mistral-error-message-is-array-2025-11.error.json', 'rejected', ''],
     ['qwen/dashscope-qwen-plus-malformed-tool-arguments.error.json', 'rejected', 'must be in JSON format'],
     ['openai/max-tokens-unsupported-reasoning-model.error.json', 'rejected', "Unsupported parameter: 'max_tokens'"],
   ])('%s: %s', async (file, kind, words) => {

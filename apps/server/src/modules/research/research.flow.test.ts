@@ -3,7 +3,12 @@
 // and the fake model planning and writing.
 import { type TServerEvent, ZChatHistoryPage, ZResearch, ZResearchReport, ZResourceList } from '@daybook/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type CompletionRequest, type FakeOpenAI, structuredName } from '../../../../../tests/helpers/fake-openai.ts';
+import {
+  type CompletionRequest,
+  type FakeOpenAI,
+  type Script,
+  structuredName,
+} from '../../../../../tests/helpers/fake-openai.ts';
 import { type FakeSearch, fakeResults, startFakeSearch } from '../../../../../tests/helpers/fake-search.ts';
 import { type FakeSite, startFakeSite } from '../../../../../tests/helpers/fake-site.ts';
 import { buildApp } from '../../app.ts';
@@ -24,25 +29,27 @@ const ARTICLES = ['/articles/e-bike-commuting', '/articles/battery-care', '/arti
 
 /** The model's side: plans two queries, and writes a report citing every source it was given. */
 function scriptModel(f: FakeOpenAI, write?: (req: CompletionRequest, urls: string[]) => string) {
-  f.onJson((req) => {
-    const tool = structuredName(req);
-    if (tool === 'plan_research')
-      return { text: JSON.stringify({ queries: ['e-bike commute tips', 'e-bike battery'] }) };
-    if (tool === 'write_report') {
-      const prompt = req.messages.map((m) => m.content).join('\n');
-      const urls = [...prompt.matchAll(/^URL: (.+)$/gm)].map((m) => m[1] as string);
-      if (write) return { text: write(req, urls) };
-      return {
-        text: JSON.stringify({
-          introduction: `Commuting by e-bike is popular [1].`,
-          body: `### Findings\n\n${urls.map((_, i) => `- Point ${i + 1} [${i + 1}]`).join('\n')}`,
-          conclusion: 'Ride on [1].',
-          sources: urls.map((url, i) => ({ url, title: `Source ${i + 1}` })),
-        }),
-      };
-    }
-    return { text: '{"operations":[]}' };
-  });
+  f.onJson((req) => scriptedAnswer(req, write));
+}
+
+/** What the model answers to a structured request (a plan, a report, or no memory changes). */
+function scriptedAnswer(req: CompletionRequest, write?: (req: CompletionRequest, urls: string[]) => string): Script {
+  const tool = structuredName(req);
+  if (tool === 'plan_research') return { text: JSON.stringify({ queries: ['e-bike commute tips', 'e-bike battery'] }) };
+  if (tool === 'write_report') {
+    const prompt = req.messages.map((m) => m.content).join('\n');
+    const urls = [...prompt.matchAll(/^URL: (.+)$/gm)].map((m) => m[1] as string);
+    if (write) return { text: write(req, urls) };
+    return {
+      text: JSON.stringify({
+        introduction: `Commuting by e-bike is popular [1].`,
+        body: `### Findings\n\n${urls.map((_, i) => `- Point ${i + 1} [${i + 1}]`).join('\n')}`,
+        conclusion: 'Ride on [1].',
+        sources: urls.map((url, i) => ({ url, title: `Source ${i + 1}` })),
+      }),
+    };
+  }
+  return { text: '{"operations":[]}' };
 }
 
 beforeAll(async () => {
@@ -215,6 +222,63 @@ describe('research from the chat', () => {
     expect(fake.requests.at(-1)?.response_format).toMatchObject({ type: 'json_schema' });
     const list = ZResourceList.parse((await browser.get('/api/resources/')).json());
     expect(list[0]).toMatchObject({ status: 'failed', title: 'battery care' });
+    tab.ws.close();
+  });
+
+  it('a model that never answers in a usable format: the failure says so, after every way of asking', async () => {
+    scriptModel(fake, () => 'I am sorry, I cannot write that as JSON.');
+    const { browser } = await signedInUser(t);
+    const tab = await chatting(browser);
+    tab.say('/research bike maps');
+    await tab.next(isText('task_notification_final', 'Research failed: Bike maps'), 20_000);
+    const note = await tab.next(type('system_message'), 5000);
+    expect(note.message_type === 'system_message' && note.raw_text).toBe(
+      `I could not finish the research on "bike maps". This server's model cannot write reports in the format Daybook needs.`,
+    );
+    // A forced tool call, a JSON schema response format, then the schema spelled out in the prompt.
+    const writes = fake.requests.slice(-3);
+    expect(writes[0]?.tool_choice).toEqual({ type: 'function', function: { name: 'write_report' } });
+    expect(writes[1]?.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'write_report' } });
+    expect(writes[2]?.tools).toBeUndefined();
+    expect(writes[2]?.messages[0]?.content).toContain('Answer with only a JSON object');
+    tab.ws.close();
+  });
+
+  it('a model that refuses the credentials: the failure names the step and who can fix it', async () => {
+    fake.onJson((req) =>
+      structuredName(req) === 'write_report'
+        ? { status: 401, body: '{"error":{"message":"Incorrect API key provided","code":"invalid_api_key"}}' }
+        : { text: JSON.stringify({ queries: ['bike routes'] }) },
+    );
+    const { browser } = await signedInUser(t);
+    const tab = await chatting(browser);
+    tab.say('/research bike routes');
+    await tab.next(isText('task_notification_final', 'Research failed: Bike routes'), 20_000);
+    const note = await tab.next(type('system_message'), 5000);
+    expect(note.message_type === 'system_message' && note.raw_text).toBe(
+      `I could not finish the research on "bike routes". ${FAILURES.model('credentials', 'write')}`,
+    );
+    expect(FAILURES.model('credentials', 'write')).toBe(
+      "The assistant model refused this server's credentials, so it could not write the report. Whoever runs this Daybook needs to check its model settings.",
+    );
+    tab.ws.close();
+  });
+
+  it('a plan the model cannot give: the request is searched as written, and the research goes on', async () => {
+    scriptModel(fake);
+    const write = fake.requests.length;
+    fake.onJson((req) => {
+      if (structuredName(req) === 'plan_research') return { text: 'Let me think about good searches.' };
+      return scriptedAnswer(req);
+    });
+    const { browser } = await signedInUser(t);
+    const tab = await chatting(browser);
+    const searched = search.requests.length;
+    tab.say('/research folding bikes');
+    const report = await reportOf(tab);
+    expect(report.query).toBe('folding bikes');
+    expect(search.requests.slice(searched).map((r) => r.query)).toEqual(['folding bikes']);
+    expect(fake.requests.length).toBeGreaterThan(write);
     tab.ws.close();
   });
 
