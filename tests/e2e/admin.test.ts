@@ -1,13 +1,16 @@
 // Running Daybook from the browser, in Chromium against the built app: the first-run invite from the
 // server's log makes the administrator; they invite someone by email from the Admin page, that person
-// signs up through the mailed link, and the administrator deactivates them, which signs them out.
+// signs up through the mailed link, and the administrator deactivates them, which signs them out;
+// then they check the model server (a replayed vLLM started without tool calls).
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ReplayServer, startReplayServer } from '../helpers/model-replay/server.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { expectAccessible } from './axe.ts';
 import { launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 let smtp: TestSmtp;
+let replay: ReplayServer;
 let app: RunningApp;
 let browser: Browser;
 
@@ -17,9 +20,15 @@ const PASSWORD = 'a long admin password';
 const FRIEND_PASSWORD = 'friends have passwords too';
 
 beforeAll(async () => {
-  smtp = await startSmtp();
+  [smtp, replay] = await Promise.all([startSmtp(), startReplayServer()]);
   [app, browser] = await Promise.all([
-    startApp({ SMTP_URL: smtp.url, MAIL_FROM: 'Daybook <hello@daybook.test>' }),
+    startApp({
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Daybook <hello@daybook.test>',
+      LLM_BASE_URL: replay.url('vllm-old'),
+      LLM_MODEL: 'Qwen/Qwen2.5-14B-Instruct',
+      LLM_MAX_RETRIES: '0',
+    }),
     launchBrowser(),
   ]);
 });
@@ -28,6 +37,7 @@ afterAll(async () => {
   await browser?.close();
   await app?.stop();
   await smtp?.close();
+  await replay?.close();
 });
 
 /** The first-run invite link the server logs when it has no accounts. */
@@ -141,5 +151,23 @@ describe('the Admin page', () => {
     } finally {
       await friendContext.close();
     }
+  });
+
+  it('checks the model server: what works, what Daybook does instead, and what to change', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.getByRole('tab', { name: 'Model' }).click();
+    const panel = page.getByRole('tabpanel', { name: 'Model' });
+    await panel.getByRole('button', { name: 'Check the model' }).click();
+    await panel.getByRole('heading', { name: 'Qwen/Qwen2.5-14B-Instruct' }).waitFor();
+    const tools = panel.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Tools in the chat' }) });
+    await tools.getByText('Worked around').waitFor();
+    await tools.getByText(/--enable-auto-tool-choice --tool-call-parser/).waitFor();
+    await panel.getByText('The chat and its structured answers work with this model.').waitFor();
+    await panel.getByText('Chat: streamed answers without tools; research starts with /research.').waitFor();
+    await expectAccessible(page, 'admin-model');
+    await screenshot(page, 'admin-model');
+    await page.setViewportSize({ width: 360, height: 800 });
+    await expectAccessible(page, 'admin-model');
+    await screenshot(page, 'admin-model');
   });
 });

@@ -54,6 +54,17 @@ export interface FakeOpenAI {
 export const structuredName = (req: CompletionRequest): string | undefined =>
   req.tools?.[0]?.function.name ?? req.response_format?.json_schema?.name;
 
+/** A bag of words hashed into `size` dimensions: texts sharing words point the same way. */
+export function wordVector(text: string, size = 64): number[] {
+  const v = new Array<number>(size).fill(0);
+  for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    let h = 0;
+    for (const c of word) h = (h * 31 + c.charCodeAt(0)) % size;
+    v[h] = (v[h] ?? 0) + 1;
+  }
+  return v;
+}
+
 const lastUser = (req: CompletionRequest) => [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
 
 function chunk(model: string, content: string | null, finish: string | null) {
@@ -90,21 +101,11 @@ export async function startFakeOpenAI(
       const body = JSON.parse(raw) as { model: string; input: string | string[] };
       const input = Array.isArray(body.input) ? body.input : [body.input];
       embeddings.push({ model: body.model, input });
-      // A bag of words hashed into 64 dimensions: texts sharing words point the same way.
-      const vector = (text: string) => {
-        const v = new Array<number>(64).fill(0);
-        for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
-          let h = 0;
-          for (const c of word) h = (h * 31 + c.charCodeAt(0)) % 64;
-          v[h] = (v[h] ?? 0) + 1;
-        }
-        return v;
-      };
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           object: 'list',
           model: body.model,
-          data: input.map((text, index) => ({ object: 'embedding', index, embedding: vector(text) })),
+          data: input.map((text, index) => ({ object: 'embedding', index, embedding: wordVector(text) })),
           usage: { prompt_tokens: 1, total_tokens: 1 },
         }),
       );

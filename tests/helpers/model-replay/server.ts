@@ -3,6 +3,7 @@
 // are their recordings saying what brain.ts decides. Each profile's requests are kept for tests.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { wordVector } from '../fake-openai.ts';
 import { type Answer, answer, type Request } from './brain.ts';
 import { PROFILES, type Profile } from './profiles.ts';
 import { body, type Chunk, type ErrorRecording, streamChunks } from './recordings.ts';
@@ -124,17 +125,6 @@ function wholeFor(p: Profile, req: Request, said: Answer): Chunk {
   return whole;
 }
 
-/** A vector for a text: its words hashed into 16 dimensions, so texts sharing words point alike. */
-function vector(text: string): number[] {
-  const v = new Array<number>(16).fill(0);
-  for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
-    let h = 0;
-    for (const c of word) h = (h * 31 + c.charCodeAt(0)) % 16;
-    v[h] = (v[h] ?? 0) + 1;
-  }
-  return v;
-}
-
 export async function startReplayServer(): Promise<ReplayServer> {
   const served = new Map<string, Served[]>(PROFILES.map((p) => [p.name, []]));
   const embedded = new Map<string, Array<{ input: string[]; encoding_format?: string }>>();
@@ -164,7 +154,9 @@ export async function startReplayServer(): Promise<ReplayServer> {
           data: input.map((text, index) => ({
             index,
             object: 'embedding',
-            embedding: base64 ? Buffer.from(new Float32Array(vector(text)).buffer).toString('base64') : vector(text),
+            embedding: base64
+              ? Buffer.from(new Float32Array(wordVector(text, 16)).buffer).toString('base64')
+              : wordVector(text, 16),
             ...(base64 ? { encoding_format: 'base64' } : {}),
           })),
         }),

@@ -54,3 +54,14 @@ export async function signedInUser(t: TestApp, email = uniqueEmail(), password =
   if (login.statusCode !== 200) throw new Error(`login failed: ${login.body}`);
   return { browser, email, password, userId: login.json().data.user.id as number };
 }
+
+/** The connections page's ICS form, posted as the browser posts it; the status it answered (303 when added). */
+export async function connectIcs(browser: Browser, url: string): Promise<number> {
+  const res = await browser.request(
+    'POST',
+    '/accounts/3rdparty/ics/',
+    new URLSearchParams({ url, csrfmiddlewaretoken: browser.cookies.get('csrftoken') ?? '' }).toString(),
+    { 'content-type': 'application/x-www-form-urlencoded' },
+  );
+  return res.statusCode;
+}

@@ -16,7 +16,7 @@ import type { FakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
 import { systemClock } from '../../lib/clock.ts';
 import { createSafeFetch } from '../../lib/safe-fetch.ts';
 import { createSecretBox } from '../../lib/secret-box.ts';
-import { signedInUser } from '../../test/factories.ts';
+import { connectIcs, signedInUser } from '../../test/factories.ts';
 import { type Browser, TEST_SECRET, type TestApp } from '../../test/test-app.ts';
 import { type ChatApp, connect as openChat, startChatApp } from '../chat/chat.test-client.ts';
 import { createCalendarRepo } from './calendar.repo.ts';
@@ -105,13 +105,7 @@ async function connect(browser: Browser, provider: 'google' | 'microsoft') {
 
 /** The connections page's ICS form, posted. */
 async function addIcs(browser: Browser) {
-  const res = await browser.request(
-    'POST',
-    '/accounts/3rdparty/ics/',
-    new URLSearchParams({ url: icsUrl, csrfmiddlewaretoken: browser.cookies.get('csrftoken') ?? '' }).toString(),
-    { 'content-type': 'application/x-www-form-urlencoded' },
-  );
-  expect(res.statusCode).toBe(303);
+  expect(await connectIcs(browser, icsUrl)).toBe(303);
 }
 
 async function day(browser: Browser, date = today, tz = 'UTC') {

@@ -10,7 +10,7 @@ import { type FakeSearch, fakeResults, startFakeSearch } from '../../../../../te
 import { type FakeSite, startFakeSite } from '../../../../../tests/helpers/fake-site.ts';
 import { type FakeOpenMeteo, startFakeOpenMeteo } from '../../../../../tests/helpers/fake-weather.ts';
 import type { Query } from '../../db/database.ts';
-import { signedInUser } from '../../test/factories.ts';
+import { connectIcs, signedInUser } from '../../test/factories.ts';
 import type { Browser, TestApp } from '../../test/test-app.ts';
 import { type ChatApp, connect, startChatApp, type } from '../chat/chat.test-client.ts';
 import { dayWords, PART_FAILED, zoneNow } from './daily.service.ts';
@@ -150,13 +150,7 @@ async function dailyUser(opts: { location?: boolean; calendar?: boolean } = {}) 
 
 /** The connections page's ICS form, posted. */
 async function addIcs(browser: Browser, url = icsUrl) {
-  const res = await browser.request(
-    'POST',
-    '/accounts/3rdparty/ics/',
-    new URLSearchParams({ url, csrfmiddlewaretoken: browser.cookies.get('csrftoken') ?? '' }).toString(),
-    { 'content-type': 'application/x-www-form-urlencoded' },
-  );
-  expect(res.statusCode).toBe(303);
+  expect(await connectIcs(browser, url)).toBe(303);
 }
 
 const dailyMails = (email: string) => smtp.messages.filter((m) => m.to === email && DAILY_SUBJECT.test(m.subject));

@@ -17,7 +17,7 @@ import { PROFILES, type Profile } from '../../../../../tests/helpers/model-repla
 import { streamChunks } from '../../../../../tests/helpers/model-replay/recordings.ts';
 import { type ReplayServer, startReplayServer } from '../../../../../tests/helpers/model-replay/server.ts';
 import { recordedUsage } from '../../../../../tests/helpers/model-replay/template.ts';
-import { signedInUser } from '../../test/factories.ts';
+import { connectIcs, signedInUser } from '../../test/factories.ts';
 import { type Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
 import { type Client, connect, type } from '../chat/chat.test-client.ts';
 
@@ -160,13 +160,7 @@ describe.each(profiles)('$name ($about)', (p) => {
       : 'chat: without tools, the question is answered and tools are not offered again',
     async () => {
       const { browser } = await signedInUser(t);
-      const added = await browser.request(
-        'POST',
-        '/accounts/3rdparty/ics/',
-        new URLSearchParams({ url: icsUrl, csrfmiddlewaretoken: browser.cookies.get('csrftoken') ?? '' }).toString(),
-        { 'content-type': 'application/x-www-form-urlencoded' },
-      );
-      expect(added.statusCode).toBe(303);
+      expect(await connectIcs(browser, icsUrl)).toBe(303);
       const c = await chatting(browser);
       const answer = await ask(c, "What's on my calendar today?");
       readable(p, answer);

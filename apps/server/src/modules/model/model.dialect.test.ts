@@ -46,6 +46,13 @@ describe('ThinkSplitter', () => {
     expect(split(['A plain', ' answer'], true)).toMatchObject({ text: 'A plain answer', reasoning: '', resets: 0 });
   });
 
+  it('a hold ends when the server shows it parses reasoning out: what was held goes out at once', () => {
+    const s = new ThinkSplitter(true);
+    expect(s.push('Hello').text).toBe('');
+    expect(s.stopHolding().text).toBe('Hello');
+    expect(s.push(' there').text).toBe(' there');
+  });
+
   it('text that only looks like a tag goes out as written', () => {
     expect(split(['a <b> and <thin', 'king about it'])).toMatchObject({ text: 'a <b> and <thinking about it' });
     expect(split(['3 < 4 and x <', '/b>']).text).toBe('3 < 4 and x </b>');

@@ -72,33 +72,20 @@ export function AdminPage() {
         ))}
       </div>
       {/* All stay mounted, so a new link, a search or a check survives a look at another tab. */}
-      <section
-        role="tabpanel"
-        id={`${baseId}-panel-invites`}
-        aria-labelledby={`${baseId}-tab-invites`}
-        hidden={tab !== 'invites'}
-        className="admin-panel"
-      >
-        <InvitesPanel onForbidden={onForbidden} />
-      </section>
-      <section
-        role="tabpanel"
-        id={`${baseId}-panel-users`}
-        aria-labelledby={`${baseId}-tab-users`}
-        hidden={tab !== 'users'}
-        className="admin-panel"
-      >
-        <UsersPanel onForbidden={onForbidden} active={tab === 'users'} />
-      </section>
-      <section
-        role="tabpanel"
-        id={`${baseId}-panel-model`}
-        aria-labelledby={`${baseId}-tab-model`}
-        hidden={tab !== 'model'}
-        className="admin-panel"
-      >
-        <ModelPanel onForbidden={onForbidden} />
-      </section>
+      {TABS.map((t) => (
+        <section
+          key={t.id}
+          role="tabpanel"
+          id={`${baseId}-panel-${t.id}`}
+          aria-labelledby={`${baseId}-tab-${t.id}`}
+          hidden={tab !== t.id}
+          className="admin-panel"
+        >
+          {t.id === 'invites' && <InvitesPanel onForbidden={onForbidden} />}
+          {t.id === 'users' && <UsersPanel onForbidden={onForbidden} active={tab === 'users'} />}
+          {t.id === 'model' && <ModelPanel onForbidden={onForbidden} />}
+        </section>
+      ))}
     </div>
   );
 }
