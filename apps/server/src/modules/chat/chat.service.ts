@@ -426,7 +426,9 @@ export function createChatService(deps: {
         calendar: withTools && channel === 'chat' && Boolean(calendar),
         dailyMessage: channel === 'chat' ? user.dailyMessage : null,
       });
-    const messages = prompt(!model.refuses('tools') && !model.refuses('autoToolChoice'));
+    const messages = prompt(
+      !model.refuses('tools') && !model.refuses('autoToolChoice') && !model.refuses('streamedTools'),
+    );
 
     const streamId = randomUUID();
     const stop = new AbortController();

@@ -371,6 +371,8 @@ export function createDailyService(deps: DailyDeps) {
         text += piece;
         if (text.length > MESSAGE_MAX * 2) break;
       }
+      // Stopped part way (the job's time ran out): not a message to post or mail.
+      if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
       if (!text.trim()) return templateMessage(parts);
       return finish(keepOwnLinks(text, ownLinks(parts)), parts);
     } catch (err) {

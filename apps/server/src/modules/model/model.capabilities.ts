@@ -10,6 +10,7 @@ const FORGET_AFTER_MS = 60 * 60_000;
 export const INSTEAD: Record<Capability, string> = {
   tools: 'the chat answers without tools (research starts with /research), and structured answers use JSON',
   autoToolChoice: 'the chat answers without tools (research starts with /research)',
+  streamedTools: 'the chat answers without tools (research starts with /research)',
   namedToolChoice: 'structured answers (learning, research, settings) use a JSON response format or JSON instructions',
   jsonSchema: 'structured answers use JSON instructions in the prompt',
   streamUsage: 'token counts of streamed answers are not reported',
@@ -19,6 +20,7 @@ export const INSTEAD: Record<Capability, string> = {
 const WHAT: Record<Capability, string> = {
   tools: 'refused tools',
   autoToolChoice: 'refused tools with automatic tool choice',
+  streamedTools: 'refused tools in streamed answers',
   namedToolChoice: 'ignored or refused a forced tool call',
   jsonSchema: 'ignored or refused a JSON schema response format',
   streamUsage: 'refused stream_options (usage of streamed answers)',

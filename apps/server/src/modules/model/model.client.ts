@@ -47,7 +47,7 @@ function jsonWithoutNul(text: string): string {
  * deepseek-reasoner) send reasoning apart and are not held.
  */
 export const REASONING_MODEL =
-  /\br1\b|r1-|qwq|qwen3|think|reasoning|glm-4\.[5-9]|glm-z1|exaone-deep|deepseek-v3\.[1-9]|hunyuan-a13b|seed-oss|minimax-m[12]/i;
+  /\br1\b|r1-|qwq|qwen3(?![\w.:/-]*(instruct|coder|max|embed))|think|reasoning|glm-4\.[5-9]|glm-z1|exaone-deep|deepseek-v3\.[1-9]|hunyuan-a13b|seed-oss|minimax-m[12]/i;
 
 /** An embedding as floats, sent as a list or as base64 of little-endian float32s. */
 function vectorOf(embedding: unknown): number[] {

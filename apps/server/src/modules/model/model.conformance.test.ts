@@ -13,7 +13,7 @@ import { type FakeSearch, fakeResults, startFakeSearch } from '../../../../../te
 import { type FakeSite, startFakeSite } from '../../../../../tests/helpers/fake-site.ts';
 import { type FakeOpenMeteo, startFakeOpenMeteo } from '../../../../../tests/helpers/fake-weather.ts';
 import { chatAnswer, DAILY_TEXT, ONBOARDED } from '../../../../../tests/helpers/model-replay/brain.ts';
-import { PROFILES, type Profile } from '../../../../../tests/helpers/model-replay/profiles.ts';
+import { PROFILES, type Profile, profile } from '../../../../../tests/helpers/model-replay/profiles.ts';
 import { streamChunks } from '../../../../../tests/helpers/model-replay/recordings.ts';
 import { type ReplayServer, startReplayServer } from '../../../../../tests/helpers/model-replay/server.ts';
 import { recordedUsage } from '../../../../../tests/helpers/model-replay/template.ts';
@@ -243,10 +243,48 @@ describe.each(profiles)('$name ($about)', (p) => {
       res.body.match(/daybook_model_tokens_total\{operation="chat",type="prompt"\} (\d+)/)?.[1] ?? '0',
     );
     const reported = recordedUsage(streamChunks(p.text)) ?? recordedUsage(streamChunks(p.tools ?? p.text));
-    const askable = !p.refuses?.streamOptions;
-    if (reported && askable) expect(prompt).toBeGreaterThan(0);
-    else if (!reported) expect(prompt).toBe(0);
+    // Reported when the recording carries usage and the request may ask for it (or it comes anyway).
+    const delivered = Boolean(reported) && (!p.refuses?.streamOptions || p.usage === 'always');
+    expect(prompt > 0).toBe(delivered);
     // And no answer was ever the unavailable notice.
     expect(res.body).not.toMatch(/daybook_chat_turns_total\{outcome="model_error"\} [1-9]/);
+  });
+});
+
+describe('a thinking model not known by name, on vLLM without a reasoning parser', () => {
+  const p = profile('vllm-no-parser');
+  let t: TestApp;
+  let wsBase = '';
+  beforeAll(async () => {
+    t = await createTestApp({ LLM_BASE_URL: replay.url(p.name), LLM_MODEL: 'house-finetune-v2', LLM_MAX_RETRIES: '0' });
+    wsBase = (await t.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
+  });
+  afterAll(() => t?.close());
+
+  const streamed = (c: Client, from: number) =>
+    c.events
+      .slice(from)
+      .filter((e) => e.message_type === 'stream')
+      .map((e) => ('raw_text' in e ? e.raw_text : ''))
+      .join('');
+
+  it('the first answer shows its reasoning until </think>, then keeps only the answer; later ones never show it', async () => {
+    const { browser } = await signedInUser(t);
+    const c = await connect(wsBase, browser);
+    await c.next(type('history'));
+    c.say('Hello there');
+    const first = await c.next(isAnswer, 15_000);
+    // Streamed at once (nothing said to hold it back), taken back when the closing tag came.
+    expect('raw_text' in first && first.raw_text).toBe(chatAnswer('Hello there'));
+    const stored = (await browser.get('/api/chat/messages/')).json() as { results?: Array<{ raw_text: string }> };
+    expect(JSON.stringify(stored)).not.toContain('weather in San Francisco');
+    const from = c.events.length;
+    c.say('And again');
+    const second = await c.next(isAnswer, 15_000);
+    expect('raw_text' in second && second.raw_text).toBe(chatAnswer('And again'));
+    // Held until the reasoning ended: no piece of it reached the tab.
+    readable(p, streamed(c, from));
+    expect(streamed(c, from)).toBe(chatAnswer('And again'));
+    c.ws.close();
   });
 });

@@ -53,6 +53,19 @@ describe('ThinkSplitter', () => {
     expect(s.push(' there').text).toBe(' there');
   });
 
+  it('reasoning comes first and once: tags later in the answer are its own text', () => {
+    expect(split(['Use the <think> tag like this: <think>x</think>.'])).toMatchObject({
+      text: 'Use the <think> tag like this: <think>x</think>.',
+      resets: 0,
+    });
+    const out = split(['Hmm.</think>', 'Answer with a stray ', '</think> in it.']);
+    expect(out).toMatchObject({ text: 'Answer with a stray </think> in it.', reasoning: 'Hmm.', resets: 0 });
+    expect(split(['<think>a</think>B', ' <think>c</think>'])).toMatchObject({
+      text: 'B <think>c</think>',
+      reasoning: 'a',
+    });
+  });
+
   it('text that only looks like a tag goes out as written', () => {
     expect(split(['a <b> and <thin', 'king about it'])).toMatchObject({ text: 'a <b> and <thinking about it' });
     expect(split(['3 < 4 and x <', '/b>']).text).toBe('3 < 4 and x </b>');
@@ -94,6 +107,17 @@ describe('ToolCallAssembler', () => {
     ).toEqual([
       { id: 'abc123def', name: 'one', arguments: '{"a":1}' },
       { id: 'xyz987uvw', name: 'two', arguments: '{"b":2}' },
+    ]);
+  });
+
+  it('whole calls in separate chunks without index or id stay separate calls', () => {
+    const calls = assemble(
+      [{ function: { name: 'calendar_events', arguments: '{"date":"2026-11-28"}' } }],
+      [{ function: { name: 'web_research', arguments: '{"query":"e-bikes"}' } }],
+    );
+    expect(calls.map((c) => [c.name, c.arguments])).toEqual([
+      ['calendar_events', '{"date":"2026-11-28"}'],
+      ['web_research', '{"query":"e-bikes"}'],
     ]);
   });
 

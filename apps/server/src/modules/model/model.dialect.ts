@@ -108,6 +108,8 @@ export class ThinkSplitter {
   private held = '';
   private holding: boolean;
   private trimStart = true;
+  /** A think block ended (or a lone closing tag ended one): later tags are text. */
+  private blockEnded = false;
 
   constructor(holdUntilClose = false) {
     this.holding = holdUntilClose;
@@ -128,13 +130,19 @@ export class ThinkSplitter {
       this.emit(out, buf.slice(0, match.index));
       buf = buf.slice(match.index + match[0].length);
       const closing = match[1] === '/';
-      if (!closing) {
+      if (this.thinking && closing) {
+        this.thinking = false;
+        this.blockEnded = true;
+        this.trimStart = true;
+      } else if (this.blockEnded || (!closing && this.given.trim())) {
+        // Reasoning comes first and once: a tag later in the answer is the answer's own text (and
+        // an answer that writes tags is talking about them: its later ones are text too).
+        this.emit(out, match[0]);
+        this.blockEnded = true;
+      } else if (!closing) {
         // An opening tag: what was held is the answer after all, and thinking starts.
         this.release(out);
         this.thinking = true;
-      } else if (this.thinking) {
-        this.thinking = false;
-        this.trimStart = true;
       } else {
         // A closing tag alone: everything so far was reasoning.
         // `given` includes this piece's text so far, which the caller has not seen yet.
@@ -144,6 +152,7 @@ export class ThinkSplitter {
         this.held = '';
         out.text = '';
         this.holding = false;
+        this.blockEnded = true;
         this.trimStart = true;
       }
     }
@@ -194,6 +203,15 @@ export class ThinkSplitter {
   }
 }
 
+const isJson = (text: string) => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 // --- tool calls --------------------------------------------------------------------------------
 
 /**
@@ -215,6 +233,9 @@ export class ToolCallAssembler {
       // Neither index nor id: the chunk's first piece continues the latest call.
       const key = typeof raw.index === 'number' ? `i${raw.index}` : id ? `id${id}` : `p${position}`;
       let slot = this.slots.get(key) ?? (key === 'p0' && this.calls.length ? this.calls.length - 1 : undefined);
+      // A named piece after a finished call (whole arguments), with neither index nor id: a new call.
+      const latest = key === 'p0' && slot !== undefined ? this.calls[slot] : undefined;
+      if (latest?.name && name && name !== latest.name && isJson(latest.arguments)) slot = undefined;
       // One index reused for another call (a new id and a name): a new call.
       const current = slot === undefined ? undefined : this.calls[slot];
       if (current && id && current.id && id !== current.id && name) slot = undefined;

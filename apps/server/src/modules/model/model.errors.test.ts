@@ -34,6 +34,10 @@ describe('refusalOf', () => {
     [422, 'body.tools: extra fields not permitted', 'tools'],
     [400, "Unrecognized request argument supplied: 'tools'", 'tools'],
     [400, 'This model does not support function calling', 'tools'],
+    [400, 'Tool calling is not supported for this model', 'tools'],
+    [400, 'function calling is not supported by this model', 'tools'],
+    [400, 'tool use is not supported for this model', 'tools'],
+    [400, 'Function calling is not enabled for models/gemma-3-27b-it', 'tools'],
     [400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', 'autoToolChoice'],
   ])('%i %s: %s', (status, message, capability) => {
     expect(refusalOf(status, message, tools)).toBe(capability);
@@ -57,6 +61,10 @@ describe('refusalOf', () => {
     const format = 'response_format type must be one of "text" or "json_object", but got: json_schema';
     expect(refusalOf(400, format, { jsonSchema: true })).toBe('jsonSchema');
     expect(refusalOf(400, format, tools)).toBeNull();
+    expect(refusalOf(400, 'This response_format type is unavailable now', { jsonSchema: true })).toBe('jsonSchema');
+    // Tools, but not streamed: only a streamed request is refused that way.
+    expect(refusalOf(500, 'Cannot use tools with stream', { tools: true, stream: true })).toBe('streamedTools');
+    expect(refusalOf(500, 'Cannot use tools with stream', { tools: true })).toBe('tools');
     expect(refusalOf(400, 'Unknown parameter: stream_options', { streamUsage: true })).toBe('streamUsage');
   });
 });
@@ -74,5 +82,6 @@ describe('failureKind', () => {
     expect(failureKind(new ModelIdleError(1000))).toBe('timeout');
     expect(failureKind(new ModelOutputError('format', 'no JSON'))).toBe('format');
     expect(failureKind(new TypeError('fetch failed'))).toBe('unreachable');
+    expect(failureKind(new TypeError('x is not a function'))).toBe('server-error');
   });
 });

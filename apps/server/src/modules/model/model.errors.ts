@@ -59,6 +59,8 @@ export function providerError(body: string): ProviderError {
 /** What a request asked for that an endpoint may refuse. */
 export interface Asked {
   tools?: boolean;
+  /** The request streams (some servers take tools only without streaming). */
+  stream?: boolean;
   toolChoice?: 'auto' | 'named';
   jsonSchema?: boolean;
   streamUsage?: boolean;
@@ -68,7 +70,7 @@ const REFUSING_STATUSES = new Set([400, 415, 422, 500, 501]);
 // Errors about the request's size or the account, which may mention a feature in passing.
 const NOT_A_REFUSAL = /context|too long|too many tokens|maximum|token limit|rate limit|quota|billing/i;
 const REFUSING =
-  /support|require|enable|not (allowed|permitted|available|implemented|valid)|unknown|unrecognized|unexpected|invalid|extra|forbidden|disabled|must be|only|cannot|can't/i;
+  /support|require|enable|not (allowed|permitted|available|implemented|valid)|unavailable|unknown|unrecognized|unexpected|invalid|extra|forbidden|disabled|must be|only|cannot|can't/i;
 /** Words that refuse the tools feature itself (not, say, a tool call's id or arguments). */
 const TOOLS_REFUSED = new RegExp(
   [
@@ -78,6 +80,7 @@ const TOOLS_REFUSED = new RegExp(
     /cannot use tools/,
     /(extra|unknown|unrecognized|unexpected)[^.]{0,40}['"`]tools['"`]/,
     /\btools\b[^.]{0,20}(extra|not permitted|forbidden|unknown|unrecognized)/,
+    /\b(tools?|tool[ _-]?(calling|use|calls)|function[ _-]?calling|functions?) (is |are )?(not supported|not enabled|unsupported|unavailable|disabled)/,
   ]
     .map((r) => r.source)
     .join('|'),
@@ -95,6 +98,9 @@ export function refusalOf(status: number | undefined, message: string, asked: As
   )
     return 'jsonSchema';
   if (!asked.tools) return null;
+  // Tools, but not in a stream (llama.cpp --jinja before it streamed tool calls).
+  if (asked.stream && /(tools?|tool calls?) (with|in|when) stream|stream(ing)? (with|and) tools/i.test(message))
+    return 'streamedTools';
   if (/tool[_ ]choice/i.test(message) && REFUSING.test(message)) {
     if (/"?auto"? tool[_ ]choice/i.test(message)) return asked.toolChoice === 'named' ? null : 'autoToolChoice';
     return asked.toolChoice === 'named' ? 'namedToolChoice' : null;
@@ -111,12 +117,17 @@ export function refusalIn(err: unknown, asked: Asked): Capability | null {
   return refusalOf(status, message, asked);
 }
 
-/** The provider's words of an SDK error (for the refusal log line: never the prompt). */
+/**
+ * The provider's words of an SDK error, for the refusal log line: about the refused feature, never
+ * the prompt; quoted values (which could echo what was sent) are cut short.
+ */
 export function reasonOf(err: unknown): string {
   const e = err as { error?: unknown; message?: unknown };
   const message =
     isObject(e?.error) && typeof e.error.message === 'string' ? e.error.message : String(e?.message ?? '');
-  return message.slice(0, 300);
+  return message
+    .replace(/(["'`])([^"'`]{40,})\1/g, (_, q: string, inside: string) => `${q}${inside.slice(0, 30)}…${q}`)
+    .slice(0, 200);
 }
 
 /** Groq and others answer 400 when the model wrote a tool call they could not parse. */
@@ -209,7 +220,12 @@ export function failureKind(err: unknown): FailureKind {
   if (err instanceof ModelIdleError || /Timeout/i.test(kind) || e?.code === 'ETIMEDOUT') return 'timeout';
   const status = typeof e?.status === 'number' ? e.status : undefined;
   // An error sent inside a stream, or as a 200 body: the server answered, and failed.
-  if (status === undefined) return /\b(APIError|ProviderError)\b/.test(kind) ? 'server-error' : 'unreachable';
+  if (status === undefined) {
+    const said = `${kind} ${(err as { message?: unknown })?.message ?? ''} ${e?.code ?? ''}`;
+    return /Connection|fetch failed|ECONN|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|socket|network/i.test(said)
+      ? 'unreachable'
+      : 'server-error';
+  }
   if (status === 401 || status === 403) return 'credentials';
   if (status === 404) return 'not-found';
   if (status === 408) return 'timeout';

@@ -108,14 +108,24 @@ async function answers(llm: Llm, signal: AbortSignal) {
 
 async function chatTools(llm: Llm, signal: AbortSignal): Promise<TModelCheckItem> {
   let called = false;
-  for await (const _ of llm.stream(
-    [{ role: 'user', content: 'What time is it? Call the get_current_time tool to find out.' }],
-    signal,
-    { tools: [CLOCK_TOOL], onToolCall: (c) => (called ||= c.name === CLOCK_TOOL.name) },
-  )) {
-    // Only the call matters.
+  try {
+    for await (const _ of llm.stream(
+      [{ role: 'user', content: 'What time is it? Call the get_current_time tool to find out.' }],
+      signal,
+      { tools: [CLOCK_TOOL], onToolCall: (c) => (called ||= c.name === CLOCK_TOOL.name) },
+    )) {
+      // Only the call matters.
+    }
+  } catch (err) {
+    return item(
+      'Tools in the chat',
+      'failed',
+      `An answer offered tools failed: ${err instanceof Error ? err.message : String(err)}. The chat fails the same way when it offers them.`,
+    );
   }
-  const refused = llm.refusals().find((r) => r.capability === 'tools' || r.capability === 'autoToolChoice');
+  const refused = llm
+    .refusals()
+    .find((r) => r.capability === 'tools' || r.capability === 'autoToolChoice' || r.capability === 'streamedTools');
   if (refused)
     return item(
       'Tools in the chat',
@@ -152,6 +162,15 @@ async function structuredIn(llm: Llm, mode: StructuredMode, signal: AbortSignal)
       mode,
       signal,
     });
+    // It worked here, but the endpoint refused or ignored it before: the app asks another way.
+    const avoided = llm.refusals().find((r) => concerns.includes(r.capability));
+    if (avoided)
+      return item(
+        name,
+        'degraded',
+        `Answered this time, but not always: ${avoided.reason}. Daybook asks another way.`,
+        adviceFor(avoided.capability, avoided.reason),
+      );
     return item(name, 'ok', 'Answered in the format asked.');
   } catch (err) {
     const refused = llm.refusals().find((r) => concerns.includes(r.capability));

@@ -53,10 +53,11 @@ async function open(
     } catch (err) {
       const refused = refusalIn(err, {
         tools: asking.tools,
+        stream: true,
         toolChoice: asking.tools ? 'auto' : undefined,
         streamUsage: asking.usage,
       });
-      if (refused === 'tools' || refused === 'autoToolChoice') asking.tools = false;
+      if (refused === 'tools' || refused === 'autoToolChoice' || refused === 'streamedTools') asking.tools = false;
       else if (refused === 'streamUsage') asking.usage = false;
       else if (asking.tools && isToolUseFailure(err)) {
         // The model wrote a tool call its server could not read: this answer goes without tools.
@@ -68,6 +69,10 @@ async function open(
   }
 }
 
+/** Whether the chat's streamed answers can carry tools on this endpoint. */
+export const refusesChatTools = (caps: Pick<Capabilities, 'refuses'>) =>
+  caps.refuses('tools') || caps.refuses('autoToolChoice') || caps.refuses('streamedTools');
+
 export async function* streamAnswer(
   deps: StreamDeps,
   messages: LlmTurnMessage[],
@@ -76,14 +81,14 @@ export async function* streamAnswer(
 ): AsyncGenerator<string> {
   const { caps } = deps;
   const asking: Asking = {
-    tools: Boolean(options.tools?.length) && !caps.refuses('tools') && !caps.refuses('autoToolChoice'),
+    tools: Boolean(options.tools?.length) && !refusesChatTools(caps),
     usage: Boolean(options.onUsage) && !caps.refuses('streamUsage'),
   };
   for (;;) {
     const stream = await open(deps, messages, options, asking, signal);
     let given = false;
     try {
-      for await (const piece of read(deps, stream, options)) {
+      for await (const piece of read(deps, stream, options, signal)) {
         given = true;
         yield piece;
       }
@@ -96,7 +101,12 @@ export async function* streamAnswer(
   }
 }
 
-async function* read(deps: StreamDeps, stream: Stream, options: StreamOptions): AsyncGenerator<string> {
+async function* read(
+  deps: StreamDeps,
+  stream: Stream,
+  options: StreamOptions,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<string> {
   const { caps } = deps;
   // The SDK's timeout ends when the reply starts; a model that then goes quiet is cut off here.
   let idle = false;
@@ -132,7 +142,8 @@ async function* read(deps: StreamDeps, stream: Stream, options: StreamOptions): 
       }
       calls.add(read.toolCalls);
       const split = splitter.push(read.text);
-      split.text = released + split.text;
+      // A lone </think> in the same chunk makes what was just released reasoning too.
+      if (!split.reset) split.text = released + split.text;
       if (split.reset) {
         caps.refuse('thinkWithoutOpening', 'a </think> came without <think>');
         options.onReset?.();
@@ -145,6 +156,9 @@ async function* read(deps: StreamDeps, stream: Stream, options: StreamOptions): 
     clearTimeout(timer);
   }
   if (idle) throw new ModelIdleError(deps.timeoutMs);
+  // Stopped: the SDK ends the stream quietly, and what was held back (reasoning, perhaps) and
+  // half-written tool calls are not the answer.
+  if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
   const rest = splitter.end();
   keep('think', rest.reasoning);
   if (rest.text) yield withoutNul(rest.text);

@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import type { Capabilities } from './model.capabilities.ts';
 import type { WholeAnswer } from './model.dialect.ts';
-import { ModelOutputError, reasonOf, refusalIn } from './model.errors.ts';
+import { isToolUseFailure, ModelOutputError, reasonOf, refusalIn } from './model.errors.ts';
 import type { LlmMessage, StructuredMode, StructuredRequest } from './model.types.ts';
 
 /** Answers one structured request may take in all (refusals cost nothing and are not counted). */
@@ -117,8 +117,14 @@ export async function structuredAnswer<T>(ask: Ask, caps: Capabilities, request:
           toolChoice: mode === 'tool' ? 'named' : undefined,
           jsonSchema: mode === 'json',
         });
-        if (!refused) throw err;
-        caps.refuse(refused, reasonOf(err));
+        if (refused) {
+          caps.refuse(refused, reasonOf(err));
+          break;
+        }
+        // Groq: the model wrote a tool call its server could not read. Not a refusal: another way may work.
+        if (mode !== 'tool' || !isToolUseFailure(err)) throw err;
+        answers++;
+        failure = new ModelOutputError('invalid', 'the tool call could not be read');
         break;
       }
       answers++;

@@ -87,6 +87,7 @@ export type StructuredMode = 'tool' | 'json' | 'prompt';
 export type Capability =
   | 'tools'
   | 'autoToolChoice'
+  | 'streamedTools'
   | 'namedToolChoice'
   | 'jsonSchema'
   | 'streamUsage'
