@@ -118,7 +118,9 @@ describe('npm run check-model', () => {
     const { code, out } = await run({ LLM_BASE_URL: replay.url('llamacpp-no-jinja'), LLM_MODEL: 'qwen3' });
     expect(code).toBe(0);
     expect(out).toContain(`Daybook model check: qwen3 at ${replay.url('llamacpp-no-jinja')}`);
-    expect(out).toMatch(/^ {2}! Tools in the chat +Refused: "tools param requires --jinja flag"/m);
+    expect(out).toMatch(
+      /^ {2}! Tools in the chat +The server refused them: tools param requires --jinja flag\. Instead/m,
+    );
     expect(out).toMatch(/^ +→ llama\.cpp: start llama-server with --jinja/m);
     expect(out).toContain(
       '  - Learning, research and settings: structured answers through a JSON schema response format.',

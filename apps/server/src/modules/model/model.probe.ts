@@ -130,7 +130,7 @@ async function chatTools(llm: Llm, signal: AbortSignal): Promise<TModelCheckItem
     return item(
       'Tools in the chat',
       'degraded',
-      `Refused: "${refused.reason}". Instead, ${INSTEAD[refused.capability]}.`,
+      `The server refused them: ${refused.reason}. Instead, ${INSTEAD[refused.capability]}.`,
       adviceFor(refused.capability, refused.reason),
     );
   return called

@@ -221,7 +221,7 @@ describe('Admin page', () => {
           {
             name: 'Tools in the chat',
             status: 'degraded',
-            detail: 'Refused: "auto" tool choice requires --enable-auto-tool-choice.',
+            detail: 'The server refused them: "auto" tool choice requires --enable-auto-tool-choice.',
             advice: 'vLLM: start it with --enable-auto-tool-choice --tool-call-parser <parser>.',
           },
           { name: 'Embeddings', status: 'skipped', detail: 'EMBEDDING_MODEL is not set.', advice: null },

@@ -62,11 +62,11 @@ export function ModelPanel({ onForbidden }: { onForbidden: () => void }) {
 function ModelReport({ check }: { check: TModelCheck }) {
   return (
     <section className="admin-model-report" aria-labelledby="model-report-title">
-      <div className="admin-section-head">
+      <div className="admin-section-head admin-model-head">
         <h2 className="admin-section-title" id="model-report-title">
           {check.model ?? 'No model configured'}
         </h2>
-        {check.endpoint && <p className="admin-count">{check.endpoint}</p>}
+        {check.endpoint && <p className="admin-model-endpoint">{check.endpoint}</p>}
       </div>
       <div className="admin-banners">
         <Banner variant={check.ok ? 'success' : 'error'}>
