@@ -8,8 +8,8 @@ import { type CapabilityLog, createCapabilities, endpointForLog } from './model.
 import { readAnswer } from './model.dialect.ts';
 import { normalizingFetch, reasonOf } from './model.errors.ts';
 import { streamAnswer } from './model.stream.ts';
-import { structuredAnswer } from './model.structured.ts';
-import type { Llm, LlmTurnMessage, LlmUsage, StructuredRequest } from './model.types.ts';
+import { type Ask, structuredAnswer } from './model.structured.ts';
+import type { Llm, LlmTurnMessage, StructuredRequest } from './model.types.ts';
 import { nodeFetch } from './node-fetch.ts';
 
 type Param = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -59,6 +59,71 @@ function vectorOf(embedding: unknown): number[] {
   throw new Error('the embeddings answer had no vector');
 }
 
+/** One non-streamed answer in `mode`, read whatever the dialect, its text without NUL. */
+function askIn(client: OpenAI, model: string, request: StructuredRequest<unknown>): Ask {
+  const tool = { name: request.name, description: request.description, parameters: request.parameters };
+  const asked = {
+    tool: {
+      tools: [{ type: 'function', function: tool }],
+      tool_choice: { type: 'function', function: { name: tool.name } },
+    },
+    json: {
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: tool.name, schema: tool.parameters, strict: false },
+      },
+    },
+    prompt: {},
+  };
+  return async (mode, messages) => {
+    const res = await client.chat.completions.create(
+      {
+        model,
+        messages,
+        ...asked[mode],
+        stream: false,
+      } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+      { signal: request.signal },
+    );
+    const answer = readAnswer(res);
+    if (answer.usage) request.onUsage?.(answer.usage);
+    return {
+      ...answer,
+      text: jsonWithoutNul(answer.text),
+      toolCalls: answer.toolCalls.map((c) => ({ ...c, arguments: jsonWithoutNul(c.arguments) })),
+    };
+  };
+}
+
+/**
+ * Vectors from the endpoint's /embeddings, asked as floats: the SDK's default (base64) is garbled
+ * by servers that answer floats anyway. A server that knows no encoding_format is asked without.
+ */
+function embedder(client: OpenAI, embeddingModel: string): NonNullable<Llm['embed']> {
+  type Answer = { data?: Array<{ index?: number; embedding?: unknown }> };
+  let floatsRefused = false;
+  const ask = (texts: string[], signal?: AbortSignal) =>
+    client.post<Answer>('/embeddings', {
+      body: { model: embeddingModel, input: texts, ...(floatsRefused ? {} : { encoding_format: 'float' }) },
+      signal,
+    });
+  return async (texts, signal) => {
+    let res: Answer;
+    try {
+      res = await ask(texts, signal);
+    } catch (err) {
+      const refusedFloats = (err as { status?: number }).status !== undefined && /encoding_format/i.test(reasonOf(err));
+      if (floatsRefused || !refusedFloats) throw err;
+      floatsRefused = true;
+      res = await ask(texts, signal);
+    }
+    const data = [...(res.data ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+    if (data.length !== texts.length)
+      throw new Error(`the embeddings answer had ${data.length} of ${texts.length} vectors`);
+    return data.map((d) => vectorOf(d.embedding));
+  };
+}
+
 export function createLlm(
   config: Config['llm'],
   embeddingModel?: string,
@@ -75,102 +140,23 @@ export function createLlm(
     fetch: normalizingFetch(nodeFetch),
   });
   const model = config.model;
-  const mayThink = REASONING_MODEL.test(model);
   const caps = createCapabilities({ endpoint: endpointForLog(baseURL), model, log: options.log, now: options.now });
-
-  /** One non-streamed answer, read whatever the dialect. */
-  async function complete(body: Record<string, unknown>, signal?: AbortSignal, onUsage?: (u: LlmUsage) => void) {
-    const res = await client.chat.completions.create(
-      { model, ...body, stream: false } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
-      { signal },
-    );
-    const answer = readAnswer(res);
-    if (answer.usage) onUsage?.(answer.usage);
-    return answer;
-  }
-
-  const llm: Llm = {
+  const streamDeps = {
+    client,
+    model,
+    caps,
+    timeoutMs: config.timeoutMs,
+    toOpenAI,
+    jsonWithoutNul,
+    mayThink: REASONING_MODEL.test(model),
+  };
+  return {
     model,
     refuses: (capability) => caps.refuses(capability),
     refusals: () => caps.known(),
-
-    stream: (messages, signal, options = {}) =>
-      streamAnswer(
-        { client, model, caps, timeoutMs: config.timeoutMs, toOpenAI, jsonWithoutNul, mayThink },
-        messages,
-        signal,
-        options,
-      ),
-
-    async structured<T>(request: StructuredRequest<T>) {
-      const tool = { name: request.name, description: request.description, parameters: request.parameters };
-      return structuredAnswer(
-        async (mode, messages) => {
-          const answer = await complete(
-            {
-              messages,
-              ...(mode === 'tool'
-                ? {
-                    tools: [{ type: 'function', function: tool }],
-                    tool_choice: { type: 'function', function: { name: tool.name } },
-                  }
-                : {}),
-              ...(mode === 'json'
-                ? {
-                    response_format: {
-                      type: 'json_schema',
-                      json_schema: { name: tool.name, schema: tool.parameters, strict: false },
-                    },
-                  }
-                : {}),
-            },
-            request.signal,
-            request.onUsage,
-          );
-          return {
-            ...answer,
-            text: jsonWithoutNul(answer.text),
-            toolCalls: answer.toolCalls.map((c) => ({ ...c, arguments: jsonWithoutNul(c.arguments) })),
-          };
-        },
-        caps,
-        request,
-      );
-    },
+    stream: (messages, signal, options = {}) => streamAnswer(streamDeps, messages, signal, options),
+    structured: (request) =>
+      structuredAnswer(askIn(client, model, request as StructuredRequest<unknown>), caps, request),
+    ...(embeddingModel ? { embed: embedder(client, embeddingModel) } : {}),
   };
-  if (embeddingModel) {
-    let floatsRefused = false;
-    llm.embed = async (texts, signal) => {
-      // Asked as floats: the SDK's default (base64) is garbled by servers that answer floats anyway.
-      type Answer = { data?: Array<{ index?: number; embedding?: unknown }> };
-      const ask = (format: boolean) =>
-        client.post<Answer>('/embeddings', {
-          body: {
-            model: embeddingModel,
-            input: texts,
-            ...(format && !floatsRefused ? { encoding_format: 'float' } : {}),
-          },
-          signal,
-        });
-      let res: Answer;
-      try {
-        res = await ask(true);
-      } catch (err) {
-        // A server that knows no encoding_format answers floats without it.
-        if (
-          floatsRefused ||
-          !/encoding_format/i.test(reasonOf(err)) ||
-          (err as { status?: number }).status === undefined
-        )
-          throw err;
-        floatsRefused = true;
-        res = await ask(false);
-      }
-      const data = [...(res.data ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-      if (data.length !== texts.length)
-        throw new Error(`the embeddings answer had ${data.length} of ${texts.length} vectors`);
-      return data.map((d) => vectorOf(d.embedding));
-    };
-  }
-  return llm;
 }

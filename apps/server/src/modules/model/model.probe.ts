@@ -198,6 +198,43 @@ async function embeddings(llm: Llm, model: string, signal: AbortSignal): Promise
   }
 }
 
+/** What the first answer shows: that it came, its token counts, where its reasoning was. */
+function firstAnswerChecks(llm: Llm, first: Awaited<ReturnType<typeof answers>>): TModelCheckItem[] {
+  const answered = first.text
+    ? item('Answers', 'ok', `Streamed "${first.text.slice(0, 40)}" in ${first.seconds.toFixed(1)} s.`)
+    : item('Answers', 'degraded', 'The answer was empty.');
+  const usage = first.usage
+    ? item('Token usage', 'ok', `Reported (${first.usage.prompt} prompt, ${first.usage.completion} completion tokens).`)
+    : item(
+        'Token usage',
+        'degraded',
+        llm.refuses('streamUsage')
+          ? `Refused stream_options: ${INSTEAD.streamUsage}.`
+          : 'The server reported no token counts.',
+      );
+  const where = first.reasoning?.field;
+  const reasoning = llm.refuses('thinkWithoutOpening')
+    ? item(
+        'Reasoning',
+        'degraded',
+        'Reasoning arrives inside the answer, ending in </think>: Daybook holds streamed answers until it ends.',
+        adviceFor('thinkWithoutOpening', ''),
+      )
+    : where === 'think'
+      ? item(
+          'Reasoning',
+          'degraded',
+          'Reasoning arrives inside the answer as <think> tags: Daybook removes it.',
+          adviceFor('thinkWithoutOpening', ''),
+        )
+      : item(
+          'Reasoning',
+          'ok',
+          where ? `Reasoning arrives apart (${where}) and is kept out of answers.` : 'No reasoning in the answers.',
+        );
+  return [answered, usage, reasoning];
+}
+
 /** One probe of each capability against `config`'s endpoint; never throws. */
 export async function checkModel(
   config: Config['llm'],
@@ -230,52 +267,7 @@ export async function checkModel(
   } catch (err) {
     return { endpoint, model, checks: [unusable(err, endpoint, model)], uses: [], ok: false };
   }
-  checks.push(
-    item(
-      'Answers',
-      first.text ? 'ok' : 'degraded',
-      first.text ? `Streamed "${first.text.slice(0, 40)}" in ${first.seconds.toFixed(1)} s.` : 'The answer was empty.',
-    ),
-  );
-  const usageRefused = llm.refuses('streamUsage');
-  checks.push(
-    first.usage
-      ? item(
-          'Token usage',
-          'ok',
-          `Reported (${first.usage.prompt} prompt, ${first.usage.completion} completion tokens).`,
-        )
-      : item(
-          'Token usage',
-          'degraded',
-          usageRefused ? `Refused stream_options: ${INSTEAD.streamUsage}.` : 'The server reported no token counts.',
-        ),
-  );
-  const thinkLate = llm.refuses('thinkWithoutOpening');
-  const reasoning = first.reasoning as LlmReasoning | null;
-  checks.push(
-    thinkLate
-      ? item(
-          'Reasoning',
-          'degraded',
-          'Reasoning arrives inside the answer, ending in </think>: Daybook holds streamed answers until it ends.',
-          adviceFor('thinkWithoutOpening', ''),
-        )
-      : reasoning?.field === 'think'
-        ? item(
-            'Reasoning',
-            'degraded',
-            'Reasoning arrives inside the answer as <think> tags: Daybook removes it.',
-            adviceFor('thinkWithoutOpening', ''),
-          )
-        : item(
-            'Reasoning',
-            'ok',
-            reasoning
-              ? `Reasoning arrives apart (${reasoning.field}) and is kept out of answers.`
-              : 'No reasoning in the answers.',
-          ),
-  );
+  checks.push(...firstAnswerChecks(llm, first));
   checks.push(await chatTools(llm, signal));
   const modes: StructuredMode[] = ['tool', 'json', 'prompt'];
   const structured: TModelCheckItem[] = [];
