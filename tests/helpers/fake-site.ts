@@ -8,6 +8,7 @@
 //                            sourdough-starter, heat-pumps, balcony-garden, dark-sky-photography)
 //   /news/dark-sky-photography  the same article amid cookie banner, menus, sidebar, ads and footer
 //   /big/{i}                 ~100 KB long reads for the bench (see bigArticles)
+//   /breakout                a page whose title and text close the model's <source> quote
 //   /plain.txt               text/plain
 //   /latin1, /latin1-meta    ISO-8859-1 bytes; charset in the header, or only in a <meta>
 //   /compressed/{gzip|deflate|br}  an article with that Content-Encoding
@@ -24,6 +25,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import {
   ARTICLES,
   type Article,
+  BREAKOUT_ARTICLE,
   LATIN1_ARTICLE,
   renderArticle,
   renderBigArticle,
@@ -154,6 +156,7 @@ export async function startFakeSite(): Promise<FakeSite> {
     if (path === '/news/dark-sky-photography') return html(renderBoilerplatePage(article('dark-sky-photography')));
     if (kind === 'big' && /^\d+$/.test(arg)) return html(renderBigArticle(Number(arg)));
     if (path === '/slow') return html(renderArticle(article('e-bike-commuting')));
+    if (path === '/breakout') return html(renderArticle(BREAKOUT_ARTICLE));
     if (path === '/plain.txt') {
       return send(
         res,

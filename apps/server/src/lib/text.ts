@@ -14,3 +14,13 @@ export function withoutNul<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * `text` as it may stand inside `<tag>…</tag>` in a prompt: every opening or closing of that tag
+ * (spaced, in any case, or written as an HTML entity) gets a look-alike bracket, so quoted material
+ * (web pages, calendar titles, earlier model output) can neither end its quote nor forge another.
+ */
+export function quotedIn(tag: string, text: string): string {
+  const name = tag.replace(/[^a-z_-]/gi, '');
+  return text.replace(new RegExp(`(?:<|&lt;?|&#0*60;?|&#x0*3c;?)(\\s*\\/?\\s*${name}\\b)`, 'gi'), '‹$1');
+}

@@ -16,6 +16,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { Clock } from '../../lib/clock.ts';
 import type { Signer } from '../../lib/signing.ts';
+import { quotedIn } from '../../lib/text.ts';
 import type { ChatMessageRow } from '../chat/chat.repo.ts';
 import type { Mailer } from '../mail/mail.service.ts';
 import { modelFailure } from '../model/model.errors.ts';
@@ -264,7 +265,7 @@ function finish(text: string, p: Parts): string {
 }
 
 /** Text from a web page inside a <research> block: it can neither close the block nor open another. */
-const quoted = (text: string) => text.replace(/<(\s*\/?\s*research)/gi, '‹$1');
+const quoted = (text: string) => quotedIn('research', text);
 
 /** Where the model's message may link: the links it was given. */
 const ownLinks = (p: Parts) => new Set([...p.research.map(reportLink), '/accounts/3rdparty/']);
@@ -275,8 +276,9 @@ function modelPrompt(p: Parts): string {
   if (p.weather) facts.push(`Weather in ${p.weather.place}: ${p.weather.line}`);
   if (p.calendar) {
     const lines = calendarLines(p.calendar, p.twelveHour);
+    // Event titles come from anyone's invitation: they can neither open nor close a research block.
     facts.push(
-      `Today's calendar:\n${lines.length ? lines.join('\n') : p.calendar.problems.length ? '(not read)' : '(nothing today)'}`,
+      `Today's calendar:\n${lines.length ? quoted(lines.join('\n')) : p.calendar.problems.length ? '(not read)' : '(nothing today)'}`,
     );
     const problems = reconnectLines(p.calendar);
     if (problems.length) facts.push(`Calendar problems (mention them with their link):\n${problems.join('\n')}`);

@@ -16,6 +16,7 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { Clock } from '../../lib/clock.ts';
+import { quotedIn } from '../../lib/text.ts';
 import type { ChatMessageRow } from '../chat/chat.repo.ts';
 import { type FailureKind, failureKind, ModelOutputError, modelFailure, transient } from '../model/model.errors.ts';
 import type { Llm, LlmMessage, LlmUsage } from '../model/model.types.ts';
@@ -348,7 +349,7 @@ export function createResearchService(deps: ResearchDeps) {
     const sources = pages
       .map(
         (p, i) =>
-          `<source number="${i + 1}">\n[${i + 1}] ${p.title || p.url}\nURL: ${p.url}\n\n${p.chunks.join('\n\n…\n\n')}\n</source>`,
+          `<source number="${i + 1}">\n[${i + 1}] ${quotedIn('source', p.title || p.url)}\nURL: ${quotedIn('source', p.url)}\n\n${quotedIn('source', p.chunks.join('\n\n…\n\n'))}\n</source>`,
       )
       .join('\n\n');
     const messages: LlmMessage[] = [
