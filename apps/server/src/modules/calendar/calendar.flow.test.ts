@@ -198,6 +198,8 @@ describe('connecting Google', () => {
     const other = await signedInUser(t);
     const stolen = await providers.approve(await startConnect(browser, 'google'));
     expect(await land(other.browser, stolen)).toBe('/accounts/3rdparty/?error=unknown&error_process=connect');
+    // Opened by someone else, it is not used up: its own user still finishes it.
+    expect(await land(browser, stolen)).toBe('/accounts/3rdparty/?connected=google');
     expect((await other.browser.get(`${API}/account/providers`)).json().data).toEqual([]);
   });
 

@@ -181,11 +181,13 @@ export function createCalendarRepo(prisma: PrismaClient, query: Query) {
     },
 
     /** Takes a state: whoever takes it first gets it, and nobody gets it twice. */
-    async takeState(hash: string): Promise<OAuthStateRow | null> {
+    /** Takes (deletes) a pending consent of `userId`'s: another user's session leaves it in place. */
+    async takeState(hash: string, userId: number): Promise<OAuthStateRow | null> {
       const rows = await prisma.$queryRawUnsafe<OAuthStateRow[]>(
-        `DELETE FROM calendar_oauth_states WHERE state_hash = $1
+        `DELETE FROM calendar_oauth_states WHERE state_hash = $1 AND user_id = $2
          RETURNING user_id AS "userId", provider, verifier, callback_url AS "callbackUrl", expires_at AS "expiresAt"`,
         hash,
+        userId,
       );
       return rows[0] ?? null;
     },

@@ -632,13 +632,12 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
         callbackUrl,
         error,
       });
-      if (!params.state) return fail(fallback, 'unknown');
-      // Single use: a replayed state finds nothing.
-      const pending = await repo.takeState(sha256(params.state));
+      if (!params.state || userId === null) return fail(fallback, 'unknown');
+      // Single use: a replayed state finds nothing. Only the user who started it takes it: a link
+      // opened in someone else's session neither finishes nor spends it.
+      const pending = await repo.takeState(sha256(params.state), userId);
       if (!pending || pending.expiresAt.getTime() < nowMs() || pending.provider !== providerId)
         return fail(pending?.callbackUrl ?? fallback, 'unknown');
-      // Only the user who started it may finish it (a link sent to someone else does nothing).
-      if (pending.userId !== userId) return fail(fallback, 'unknown');
       if (params.error) return fail(pending.callbackUrl, params.error === 'access_denied' ? 'cancelled' : 'denied');
       const provider = oauth.get(providerId as OAuthProviderId);
       if (!provider || !params.code) return fail(pending.callbackUrl, 'unknown');
