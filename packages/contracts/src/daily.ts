@@ -18,6 +18,8 @@ export const DAILY_MESSAGES = {
   ready: 'Your daily message is ready',
   locationNotFound: 'We could not find that place. Try a city name, e.g. "Lisbon" or "Austin, Texas".',
   weatherUnavailable: 'The weather service is not reachable right now. Try again in a moment.',
+  weatherNotSetUp:
+    'Weather is not set up on this Daybook, so a location cannot be used yet. Ask whoever runs it to turn the weather on.',
   sendNowLimit: `You can ask for today's message at most ${DAILY_SEND_NOW_PER_DAY} times a day.`,
   locationLimit: 'Too many place look-ups for now. Try again in an hour.',
 } as const;

@@ -266,11 +266,11 @@ export const OPERATIONS: ApiOperation[] = [
     tag: 'Accounts',
     summary: "Change the user's settings",
     description:
-      'Only the fields sent change. A `location` is looked up with the weather provider when saved, so it needs one configured.',
+      'Only the fields sent change. A `location` is looked up with the weather provider when saved: without one configured it is a field error (400), and nothing changes.',
     auth: 'user',
     body: { schema: c.ZUpdateUserMeRequest, required: true },
     responses: { 200: { description: 'The user with the new settings.', schema: c.ZUserMe } },
-    errors: { 429: 'Too many place look-ups.', 503: 'No weather provider, or it cannot be reached.' },
+    errors: { 429: 'Too many place look-ups.', 503: 'The weather provider cannot be reached just now.' },
   },
   {
     method: 'post',

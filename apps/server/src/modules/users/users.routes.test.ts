@@ -1,4 +1,4 @@
-import { ZUserMe } from '@daybook/contracts';
+import { DAILY_MESSAGES, ZUserMe } from '@daybook/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedInUser } from '../../test/factories.ts';
 import { Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
@@ -59,6 +59,19 @@ describe('/api/users/me/', () => {
     const unknown = await browser.patch('/api/users/me/', { is_admin: true });
     expect(unknown.statusCode).toBe(400);
     expect((await browser.get('/api/users/me/')).json().is_admin).toBe(false);
+  });
+
+  it("PATCH with a location where no weather is set up: a field error in the user's words, nothing stored", async () => {
+    const { browser } = await signedInUser(t);
+    const res = await browser.patch('/api/users/me/', { location: 'Lisbon', time_zone: 'Europe/Lisbon' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      error: DAILY_MESSAGES.weatherNotSetUp,
+      code: 'validation_error',
+      field_errors: { location: [DAILY_MESSAGES.weatherNotSetUp] },
+    });
+    expect(JSON.stringify(res.json())).not.toMatch(/WEATHER_PROVIDER|[A-Z]{3,}_[A-Z]{3,}/);
+    expect((await browser.get('/api/users/me/')).json()).toMatchObject({ location: null, time_zone: null });
   });
 
   it('answers 401 without a session', async () => {

@@ -30,9 +30,10 @@ export default async function usersRoutes(
     if (location === null) place = null;
     else if (location !== undefined) {
       // Geocoded once, here: the daily message then only needs the coordinates.
+      // Not a passing outage: this server has no weather at all, which the user can only ask about.
       if (!geocode)
-        throw new AppError('unavailable', DAILY_MESSAGES.weatherUnavailable, {
-          location: ['No weather provider is configured on this Daybook (WEATHER_PROVIDER is none).'],
+        throw new AppError('validation_error', DAILY_MESSAGES.weatherNotSetUp, {
+          location: [DAILY_MESSAGES.weatherNotSetUp],
         });
       if (allowGeocode && !(await allowGeocode(user.id)))
         throw new AppError('rate_limited', DAILY_MESSAGES.locationLimit, { location: [DAILY_MESSAGES.locationLimit] });
