@@ -112,8 +112,9 @@ export function createAccountDataRepo(prisma: PrismaClient) {
      * Deletes the user; every table that names them cascades (addresses, sessions, memories, chat,
      * researches, daily messages, calendar connections and OAuth states, invite uses), and invites
      * they created stay for the other administrators (created_by becomes null). What no foreign
-     * key reaches goes in the same transaction: their rate-limit rows (keyed by id or address)
-     * and signed-out sessions that remember them in a pending verification step.
+     * key reaches goes in the same transaction: their rate-limit rows (keyed by id or address),
+     * the realtime bus's recent events about them, and signed-out sessions that remember them in a
+     * pending verification step.
      * 'last_admin' (nothing deleted) when the user is, by now, the last active administrator: the
      * check takes the admin area's lock, so two administrators leaving at once (or one leaving while
      * demoting the other) cannot both go.
@@ -123,11 +124,14 @@ export function createAccountDataRepo(prisma: PrismaClient) {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('daybook:admins'))`;
         const user = await tx.user.findUnique({ where: { id: userId }, select: { isAdmin: true, isActive: true } });
         if (user?.isAdmin && user.isActive && (await isLastAdmin(userId, tx))) return 'last_admin';
+        // Keyed by their id, or by one of their addresses (`login_failed:key:<address>`,
+        // `invite_mail:to:<address>`, ...).
         await tx.$executeRaw`
           DELETE FROM "rate_limit_hits"
           WHERE "key" LIKE ${`%:user:${userId}`}
-             OR "key" IN (SELECT k || ':key:' || e FROM unnest(${emails}::text[]) AS e,
-                            unnest(ARRAY['login_failed', 'reset_password', 'confirm_email']) AS k)`;
+             OR ("key" ~ '^[a-z_]+:(key|to):' AND regexp_replace("key", '^[a-z_]+:(key|to):', '') = ANY(${emails}::text[]))`;
+        // What the realtime bus keeps for other instances (minutes of it) holds their chat's text.
+        await tx.$executeRaw`DELETE FROM "realtime_events" WHERE "payload" ->> 'userId' = ${String(userId)}`;
         await tx.$executeRaw`
           DELETE FROM "sessions"
           WHERE "user_id" IS NULL AND ("data" -> 'pendingVerify' ->> 'userId') = ${String(userId)}`;

@@ -158,8 +158,8 @@ async function exportOf(browser: Browser) {
   return { res, doc: ZAccountExport.parse(res.json()) };
 }
 
-/** Every row of `userId` in the tables that hold users' data. */
-async function rowsOf(userId: number) {
+/** Every row of `userId` (with the address `email`) in the tables that hold users' data. */
+async function rowsOf(userId: number, email = '') {
   const [row] = await t.database.db.query<Record<string, string>>(
     `SELECT
       (SELECT count(*) FROM users WHERE id = $1) AS users,
@@ -172,8 +172,10 @@ async function rowsOf(userId: number) {
       (SELECT count(*) FROM calendar_connections WHERE user_id = $1) AS calendars,
       (SELECT count(*) FROM calendar_oauth_states WHERE user_id = $1) AS oauth_states,
       (SELECT count(*) FROM invite_uses WHERE user_id = $1) AS invite_uses,
-      (SELECT count(*) FROM rate_limit_hits WHERE key LIKE '%:user:' || $1::text) AS rate_limits`,
-    [userId],
+      (SELECT count(*) FROM rate_limit_hits WHERE key LIKE '%:user:' || $1::text) AS rate_limits,
+      (SELECT count(*) FROM rate_limit_hits WHERE key LIKE '%:' || $2::text) AS address_limits,
+      (SELECT count(*) FROM realtime_events WHERE payload ->> 'userId' = $1::text) AS realtime`,
+    [userId, email],
   );
   return Object.fromEntries(Object.entries(row ?? {}).map(([k, v]) => [k, Number(v)]));
 }
@@ -418,7 +420,16 @@ describe('POST /api/users/me/delete/', () => {
     const otherChat = await connect(chatApp.wsBase, other.browser);
     await otherChat.next(type('history'));
     await user.browser.post('/api/users/me/delete/', { password: 'wrong password' });
-    const before = await rowsOf(user.userId);
+    // What other instances read of the chat (the PostgreSQL realtime bus keeps events 5 minutes), and
+    // a limit keyed by the address (invites mailed to it).
+    await t.database.db.query(
+      `INSERT INTO realtime_events (origin, payload) VALUES ('other-instance', $1::jsonb)`,
+      [JSON.stringify({ type: 'chat', userId: user.userId, channel: 'chat', event: { raw_text: 'my secret plans' } })],
+    );
+    await t.database.db.query(`INSERT INTO rate_limit_hits (key, at) VALUES ($1, now())`, [
+      `invite_mail:to:${user.email}`,
+    ]);
+    const before = await rowsOf(user.userId, user.email);
     expect(before).toMatchObject({
       users: 1,
       memories: 2,
@@ -428,7 +439,10 @@ describe('POST /api/users/me/delete/', () => {
       calendars: 2,
       // The signup's own session, the signed-in browser's and the laptop's.
       sessions: 3,
+      realtime: 1,
     });
+    // The verification mail's and the invite mail's.
+    expect(before.address_limits).toBe(2);
     const otherBefore = await rowsOf(other.userId);
     const revokedBefore = providers.revoked.length;
     logs.length = 0;
@@ -438,7 +452,7 @@ describe('POST /api/users/me/delete/', () => {
     expect(res.json()).toEqual({ deleted: true });
     expect(res.cookies).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'sessionid', value: '' })]));
 
-    expect(await rowsOf(user.userId)).toEqual({
+    expect(await rowsOf(user.userId, user.email)).toEqual({
       users: 0,
       emails: 0,
       sessions: 0,
@@ -450,6 +464,8 @@ describe('POST /api/users/me/delete/', () => {
       oauth_states: 0,
       invite_uses: 0,
       rate_limits: 0,
+      address_limits: 0,
+      realtime: 0,
     });
     expect(await rowsOf(other.userId)).toEqual(otherBefore);
     expect(providers.revoked.slice(revokedBefore)).toEqual([
