@@ -422,10 +422,9 @@ describe('POST /api/users/me/delete/', () => {
     await user.browser.post('/api/users/me/delete/', { password: 'wrong password' });
     // What other instances read of the chat (the PostgreSQL realtime bus keeps events 5 minutes), and
     // a limit keyed by the address (invites mailed to it).
-    await t.database.db.query(
-      `INSERT INTO realtime_events (origin, payload) VALUES ('other-instance', $1::jsonb)`,
-      [JSON.stringify({ type: 'chat', userId: user.userId, channel: 'chat', event: { raw_text: 'my secret plans' } })],
-    );
+    await t.database.db.query(`INSERT INTO realtime_events (origin, payload) VALUES ('other-instance', $1::jsonb)`, [
+      JSON.stringify({ type: 'chat', userId: user.userId, channel: 'chat', event: { raw_text: 'my secret plans' } }),
+    ]);
     await t.database.db.query(`INSERT INTO rate_limit_hits (key, at) VALUES ($1, now())`, [
       `invite_mail:to:${user.email}`,
     ]);
