@@ -6,6 +6,7 @@ import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { AppError } from '../lib/errors.ts';
 import { Browser, TEST_SECRET } from '../test/test-app.ts';
+import { DATABASE_DOWN, isDatabaseDown, toApiError } from './errors.ts';
 
 // Routes that fail on purpose, registered beside the real app, to see what clients receive.
 describe('the error handler', () => {
@@ -90,5 +91,26 @@ describe('the error handler', () => {
     expect(res.statusCode).toBe(500);
     expect(res.json()).toEqual({ error: 'Something went wrong on our side. Please try again.', code: 'internal' });
     expect(res.body).not.toContain('hunter2');
+  });
+});
+
+describe('isDatabaseDown', () => {
+  it('tells a lost or refused database from a failed query, through wrapped causes', () => {
+    const wrapped = (cause: unknown) =>
+      Object.assign(new Error('Invalid `prisma.memory.findMany()` invocation'), { cause });
+    expect(isDatabaseDown(Object.assign(new Error('x'), { code: '57P01' }))).toBe(true);
+    expect(
+      isDatabaseDown(
+        wrapped(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })),
+      ),
+    ).toBe(true);
+    expect(isDatabaseDown(Object.assign(new Error("Can't reach database server"), { code: 'P1001' }))).toBe(true);
+    expect(isDatabaseDown(wrapped(new Error('Connection terminated unexpectedly')))).toBe(true);
+    expect(isDatabaseDown(Object.assign(new Error('duplicate key value'), { code: '23505' }))).toBe(false);
+    expect(isDatabaseDown(wrapped(Object.assign(new Error('syntax error'), { code: '42601' })))).toBe(false);
+    expect(toApiError(wrapped(new Error('Connection terminated unexpectedly')))).toEqual({
+      status: 503,
+      body: { error: DATABASE_DOWN, code: 'unavailable' },
+    });
   });
 });

@@ -25,6 +25,29 @@ export function fieldErrorsFrom(error: ZodError): Record<string, string[]> {
   return out;
 }
 
+/** PostgreSQL's classes of a lost or refused connection, and the errors of a socket that is gone. */
+const DOWN_CODES =
+  /^(08\w{3}|57P0[1-3]|53300|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|P1001|P1002|P1008|P1017|P2024)$/;
+const DOWN_WORDS =
+  /connection terminated|connection (error|closed|refused|ended)|not currently accepting connections|can't reach database|timed out fetching a new connection|pglite is closed|server closed the connection/i;
+
+/**
+ * Whether `error` (or what caused it: Prisma's driver adapter and the pool wrap the driver's error)
+ * says the database cannot be reached, rather than that a query was wrong.
+ */
+export function isDatabaseDown(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined; e && !seen.has(e); ) {
+    seen.add(e);
+    if (typeof e.code === 'string' && DOWN_CODES.test(e.code)) return true;
+    if (typeof e.message === 'string' && DOWN_WORDS.test(e.message)) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
+export const DATABASE_DOWN = 'Daybook cannot reach its database just now. Please try again in a moment.';
+
 export function toApiError(error: unknown): { status: number; body: TApiError } {
   if (error instanceof AppError) {
     const body: TApiError = { error: error.message, code: error.code };
@@ -45,6 +68,8 @@ export function toApiError(error: unknown): { status: number; body: TApiError } 
         : (STATUS_MESSAGES[status] ?? 'Bad request');
     return { status, body: { error: message, code: codeForStatus(status) } };
   }
+  // A passing outage, not a fault of the request: the client may simply ask again.
+  if (isDatabaseDown(error)) return { status: 503, body: { error: DATABASE_DOWN, code: 'unavailable' } };
   // 5xx details stay in the log, never in the response.
   return { status: 500, body: { error: 'Something went wrong on our side. Please try again.', code: 'internal' } };
 }
@@ -53,7 +78,10 @@ export default fp(
   async (app: FastifyInstance) => {
     app.setErrorHandler((error, request, reply) => {
       const { status, body } = toApiError(error);
-      if (status >= 500) request.log.error({ err: error }, 'request failed');
+      if (status === 503 && body.error === DATABASE_DOWN) {
+        request.log.warn({ err: error }, 'request failed: the database cannot be reached');
+        reply.header('retry-after', '5');
+      } else if (status >= 500) request.log.error({ err: error }, 'request failed');
       else request.log.debug({ err: error }, 'request rejected');
       return reply.status(status).send(body);
     });
