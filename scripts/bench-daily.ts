@@ -327,7 +327,7 @@ try {
         child.stderr?.on('data', (d: Buffer) => process.stderr.write(`[worker ${w + 1}] ${d}`));
         // Its JSON log: when it is up, each tick's claims, and anything at warn or above.
         createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-          let entry: { level?: number; time?: number; msg?: string; claimed?: number };
+          let entry: { level?: string; time?: number; msg?: string; claimed?: number };
           try {
             entry = JSON.parse(line);
           } catch {
@@ -335,7 +335,7 @@ try {
           }
           if (entry.msg === 'Daybook worker is running') resolve(child);
           if (entry.msg === 'daily messages claimed') ticks.push({ at: entry.time ?? 0, claimed: entry.claimed ?? 0 });
-          if ((entry.level ?? 0) >= 40) problems.push(`worker ${w + 1}: ${entry.msg}`);
+          if (['warn', 'error', 'fatal'].includes(entry.level ?? '')) problems.push(`worker ${w + 1}: ${entry.msg}`);
         });
       });
     }),

@@ -88,6 +88,8 @@ declare module 'fastify' {
     daily: DailyService;
     /** Null when METRICS_ENABLED is off. */
     metrics: Metrics | null;
+    /** What this process runs on, for its start line. */
+    setup: { database: string; realtime: string; jobs: string };
   }
 }
 
@@ -96,6 +98,8 @@ class OneLineRequestLog extends LogController {
   override incomingRequest() {}
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
     const line = {
+      // The client's address as TRUST_PROXY resolves it, for fail2ban or CrowdSec to act on.
+      ip: request.ip,
       method: request.method,
       // Without the query string: it can hold what a user searched for, or a key.
       url: request.url.split('?')[0],
@@ -103,7 +107,7 @@ class OneLineRequestLog extends LogController {
       ms: Math.round(reply.elapsedTime),
     };
     if (error) request.log.error({ ...line, err: error }, 'request failed');
-    else request.log.info(line, `${line.method} ${line.url} ${line.status} ${line.ms}ms`);
+    else request.log.info(line, `${line.ip} ${line.method} ${line.url} ${line.status} ${line.ms}ms`);
   }
 }
 
@@ -157,11 +161,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     logger: {
       level: config.logLevel,
       redact: ['req.headers.cookie', 'req.headers.authorization', 'req.headers["x-csrftoken"]'],
+      // Collectors and fail2ban filters match "level":"warn" more readily than pino's 40.
+      ...(config.logFormat === 'json' ? { formatters: { level: (label: string) => ({ level: label }) } } : {}),
       ...(config.logFormat === 'pretty'
         ? {
             transport: {
               target: 'pino-pretty',
-              options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname,reqId,method,url,status,ms' },
+              options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname,reqId,ip,method,url,status,ms' },
             },
           }
         : {}),
@@ -314,6 +320,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
         ? createOpenMeteo({ ...config.weather, userAgent: config.fetch.userAgent })
         : null;
   const bus = setUpRealtime(app, config);
+  app.decorate('setup', {
+    database: app.db.kind === 'postgres' ? 'PostgreSQL' : `embedded PGlite in ${config.db.dataDir}`,
+    realtime: bus.kind,
+    jobs: config.jobs.runWorkers ? 'run in this process' : 'left to worker processes',
+  });
   const hub = createChatHub(bus);
   metrics?.collectSockets(() => hub.total());
   // Signing out (or a password reset or change) closes the chat sockets of the sessions it ended.

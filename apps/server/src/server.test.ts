@@ -75,6 +75,12 @@ describe('server.ts', () => {
       // The first invite is logged just after the server starts listening.
       await waitFor(async () => run.output().includes('No accounts yet'));
       expect(run.output()).toContain(`database: embedded PGlite in ${dataDir}`);
+      // The start line says what this process runs on; levels are names.
+      expect(run.output()).toContain(
+        `is ready at http://localhost:${port} (database: embedded PGlite in ${dataDir}; realtime bus: memory; background jobs: run in this process)`,
+      );
+      expect(run.output()).toMatch(/"level":"info"/);
+      expect(run.output()).not.toMatch(/"level":\d/);
       expect(run.output()).toMatch(/applied \d+ migration\(s\)/);
       expect(run.output()).toMatch(
         /No accounts yet\. Create the first one with this invite link \(one use, valid 7 days\): http:\/\/localhost:\d+\/auth\/signup\?itoken=/,
@@ -85,6 +91,8 @@ describe('server.ts', () => {
       // Request log lines carry the path, never the query (what someone searched for, a key).
       await fetch(`http://127.0.0.1:${port}/api/memories/?search=my-secret-diagnosis`);
       await waitFor(async () => run.output().includes('GET /api/memories/ 401'));
+      // ... and the client's address, for fail2ban or CrowdSec.
+      expect(run.output()).toMatch(/"ip":"127\.0\.0\.1","method":"GET","url":"\/api\/memories\/","status":401/);
       expect(run.output()).not.toContain('my-secret-diagnosis');
       run.child.kill('SIGTERM');
       expect(await run.exited).toBe(0);

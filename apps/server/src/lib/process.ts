@@ -60,7 +60,11 @@ export async function serve(
   closeOnSignals(app);
   try {
     await app.listen({ host: config.host, port: config.port });
-    app.log.info(`${options.name ?? 'Daybook'} is ready at ${config.publicUrl}`);
+    const { database, realtime, jobs } = app.setup;
+    app.log.info(
+      { database, realtime, jobs },
+      `${options.name ?? 'Daybook'} is ready at ${config.publicUrl} (database: ${database}; realtime bus: ${realtime}; background jobs: ${jobs})`,
+    );
     // A new installation has no users and no way in: hand the operator the first invite.
     const first = await app.accounts.bootstrapInvite();
     if (first) {

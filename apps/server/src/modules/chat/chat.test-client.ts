@@ -66,12 +66,22 @@ export function connect(
 export const type = (t: string) => (e: TServerEvent) => e.message_type === t;
 
 /** Collects the app's log lines (parsed JSON) from now on; the app must log as JSON. */
-export function captureLogs(app: FastifyInstance): Array<Record<string, unknown> & { level: number; msg?: string }> {
+export function captureLogs(
+  app: FastifyInstance,
+  /** Each line as written, too. */
+  onLine?: (line: string) => void,
+): Array<Record<string, unknown> & { level: number; msg?: string }> {
   const lines: Array<Record<string, unknown> & { level: number; msg?: string }> = [];
   const stream = (app.log as unknown as Record<symbol, { write(line: string): void }>)[pino.symbols.streamSym];
   if (!stream) throw new Error('no log stream');
+  // Lines carry level names ("warn"); tests compare pino's numbers.
+  const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
   stream.write = (line: string) => {
-    for (const part of line.split('\n').filter(Boolean)) lines.push(JSON.parse(part));
+    onLine?.(line);
+    for (const part of line.split('\n').filter(Boolean)) {
+      const parsed = JSON.parse(part) as { level: number | string };
+      lines.push({ ...parsed, level: typeof parsed.level === 'string' ? (LEVELS[parsed.level] ?? 0) : parsed.level });
+    }
   };
   return lines;
 }

@@ -100,6 +100,17 @@ describe('mailer', () => {
     expect(logged).not.toContain('Reset your Daybook password');
   });
 
+  it('several processes writing to one outbox at the same moment never overwrite each other', async () => {
+    const outboxDir = path.join(await mkdtemp(path.join(tmpdir(), 'daybook-outbox-')), 'mail');
+    const log = pino({ level: 'silent' });
+    // Each process counts from one: same counter, same millisecond.
+    const mailers = Array.from({ length: 4 }, () => createMailer({ from: 'Daybook <d@localhost>', outboxDir, log }));
+    await Promise.all(
+      mailers.map((m, i) => m.send(mails.passwordReset(`p${i}@example.com`, `http://localhost/r/k-${i}`))),
+    );
+    expect(await readdir(outboxDir)).toHaveLength(4);
+  });
+
   it('in production without SMTP_URL, warns at start that account mail is not delivered', () => {
     const lines: string[] = [];
     const log = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });

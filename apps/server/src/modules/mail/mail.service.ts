@@ -2,6 +2,7 @@
 // someone running `npm start` with no mail server can still open a link. Logs name the template
 // and a message id or file, never the recipient or the links: addresses are personal data, and
 // links are live keys.
+import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
@@ -94,8 +95,9 @@ export function createMailer({
       // The outbox holds live reset links: only the user running Daybook may read it.
       await privateDir(outboxDir);
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      const file = `${stamp}-${++counter}-${template}.eml`;
-      await writeFile(path.join(outboxDir, file), info.message as Buffer, { mode: 0o600 });
+      // Random too: several processes (server, workers) write to one outbox.
+      const file = `${stamp}-${++counter}-${randomBytes(4).toString('hex')}-${template}.eml`;
+      await writeFile(path.join(outboxDir, file), info.message as Buffer, { mode: 0o600, flag: 'wx' });
       log.info({ template, file }, `mail waits in the outbox: ${file}`);
     },
     close: () => transport.close(),
