@@ -46,7 +46,8 @@ async function main() {
       });
       app.log.info(`worker metrics at ${served.url}`);
     }
-    app.log.info('Daybook worker is running');
+    // The message stays as it is (scripts wait for it); what the worker runs on is in its fields.
+    app.log.info({ database: app.setup.database, realtime: app.setup.realtime }, 'Daybook worker is running');
   } catch (err) {
     app.log.error({ err }, 'could not start the worker');
     await app.close();
