@@ -89,7 +89,8 @@ export const ZCalendarProblem = z.object({
   connection_id: z.number().int(),
   provider: ZCalendarProviderId,
   calendar: z.string(),
-  status: z.enum(['needs_reconnect', 'unavailable']),
+  /** partial: read, but some of its events are left out (the message says which and why). */
+  status: z.enum(['needs_reconnect', 'unavailable', 'partial']),
   message: z.string(),
 });
 export type TCalendarProblem = z.infer<typeof ZCalendarProblem>;

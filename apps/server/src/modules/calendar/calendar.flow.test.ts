@@ -51,7 +51,16 @@ END:VCALENDAR\r
 beforeAll(async () => {
   providers = await startFakeCalendarProviders();
   const enabled = registerDaybook(providers, PUBLIC);
-  icsHost = await startCalendarHost({ '/family.ics': ICS });
+  icsHost = await startCalendarHost({
+    '/family.ics': ICS,
+    // Exchange's spaced BYDAY is read as meant; an unreadable rule leaves its event out, said so.
+    '/exchange.ics': ICS.replace('X-WR-CALNAME:Family', 'X-WR-CALNAME:Office')
+      .replace('SUMMARY:Swimming lesson', 'RRULE:FREQ=DAILY;BYDAY=MO, TU, WE, TH, FR, SA, SU\r\nSUMMARY:Daily standup')
+      .replace(
+        'END:VCALENDAR',
+        'BEGIN:VEVENT\r\nUID:odd-1\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260101T090000Z\r\nRRULE:FREQ=DAILY;BYDAY=XX\r\nSUMMARY:Odd\r\nEND:VEVENT\r\nEND:VCALENDAR',
+      ),
+  });
   icsUrl = icsHost.url('/family.ics');
   // The real app with the fake model, listening for the chat's socket.
   chatApp = await startChatApp(
@@ -461,6 +470,20 @@ describe('events API', () => {
     expect(empty).toEqual({ date: today, time_zone: 'UTC', events: [], problems: [] });
     // However the zone is spelled, the answer names it one way.
     expect((await day(browser, today, 'europe/BERLIN')).time_zone).toBe('Europe/Berlin');
+  });
+
+  it('a calendar with an event it cannot read: the rest arrives, and the day says what is left out', async () => {
+    const { browser } = await signedInUser(t);
+    expect(await connectIcs(browser, icsHost.url('/exchange.ics'))).toBe(303);
+    const read = await day(browser);
+    expect(read.events.map((e) => [e.title, e.calendar])).toEqual([['Daily standup', 'Office']]);
+    expect(read.problems).toEqual([
+      expect.objectContaining({
+        calendar: 'Office',
+        status: 'partial',
+        message: '1 event has a repeat rule Daybook cannot read, so it is left out.',
+      }),
+    ]);
   });
 
   it("reads the day in the user's own zone, with only the user's own calendars", async () => {

@@ -249,10 +249,10 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
     });
   }
 
-  const eventsCache = createCache<SourceEvent[]>({
+  const eventsCache = createCache<{ events: SourceEvent[]; notes: string[] }>({
     ttlMs: cacheMs,
     maxWeight: EVENTS_CACHE_MAX,
-    weigh: (events) => events.length,
+    weigh: ({ events }) => events.length,
     now: nowMs,
   });
   // The calendars' text, parsed again in the ICS worker only when another day is asked for.
@@ -454,10 +454,11 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
     return new CalendarError('unreachable', MESSAGES.unreachable);
   }
 
-  async function icsEvents(row: ConnectionRow, window: DayWindow): Promise<SourceEvent[]> {
+  async function icsEvents(row: ConnectionRow, window: DayWindow): Promise<{ events: SourceEvent[]; notes: string[] }> {
     const secret = openSecret<IcsSecret>(row);
     const text = await icsCache.get(`${row.id}:ics`, () => fetchIcsText(secret.url));
-    return (await deps.icsReader.read(text, window)).events;
+    const { events, notes } = await deps.icsReader.read(text, window);
+    return { events, notes };
   }
 
   // ---- a day's events ----
@@ -489,15 +490,15 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
   async function connectionEvents(
     row: ConnectionRow,
     window: DayWindow,
-  ): Promise<{ events: TCalendarEvent[] } | { problem: TCalendarProblem }> {
+  ): Promise<{ events: TCalendarEvent[]; problem?: TCalendarProblem } | { problem: TCalendarProblem }> {
     const problem = (status: TCalendarProblem['status'], message: string) => ({
       problem: { connection_id: row.id, provider: row.provider, calendar: row.display, status, message },
     });
     if (row.status === 'needs_reconnect') return problem('needs_reconnect', row.lastError ?? MESSAGES.needsReconnect);
     try {
       const key = `${row.id}:${window.start.toISOString()}:${window.end.toISOString()}:${window.timeZone}`;
-      const source = await eventsCache.get(key, () =>
-        row.provider === 'ics' ? icsEvents(row, window) : oauthEvents(row, window),
+      const { events: source, notes } = await eventsCache.get(key, async () =>
+        row.provider === 'ics' ? icsEvents(row, window) : { events: await oauthEvents(row, window), notes: [] },
       );
       const synced = row.lastSyncedAt?.getTime() ?? 0;
       // The page's "last synced": written at most once a minute, not on every read.
@@ -509,6 +510,8 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
           .filter((e): e is TCalendarEvent => e !== null)
           .sort(byDay)
           .slice(0, DAY_EVENTS_MAX),
+        // Read, with something left out: its owner is told what (never silently).
+        ...(notes.length ? problem('partial', notes.join(' ')) : {}),
       };
     } catch (err) {
       if (err instanceof NeedsReconnect) {
@@ -753,8 +756,8 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
       const events: TCalendarEvent[] = [];
       const problems: TCalendarProblem[] = [];
       for (const r of results) {
-        if ('problem' in r) problems.push(r.problem);
-        else for (const event of r.events) events.push(event);
+        if (r.problem) problems.push(r.problem);
+        if ('events' in r) for (const event of r.events) events.push(event);
       }
       return { date, time_zone: zone, events: events.sort(byDay), problems };
     },

@@ -23,6 +23,25 @@ describe('ICS reader (a worker thread)', () => {
     expect((await reader.read(work)).events).toEqual([]);
   });
 
+  it("passes on what the calendar leaves out, for its owner's day", async () => {
+    const odd = [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:x',
+      'BEGIN:VEVENT',
+      'UID:1',
+      'DTSTAMP:20260101T000000Z',
+      'DTSTART:20261102T090000Z',
+      'RRULE:FREQ=DAILY;BYDAY=XX',
+      'END:VEVENT',
+      'END:VCALENDAR',
+      '',
+    ].join('\r\n');
+    expect((await reader.read(odd)).notes).toEqual([
+      '1 event has a repeat rule Daybook cannot read, so it is left out.',
+    ]);
+  });
+
   it('says what is not a calendar', async () => {
     await expect(reader.read('<!doctype html><title>Sign in</title>')).rejects.toBeInstanceOf(IcsError);
   });

@@ -11,8 +11,11 @@ export const TOO_COMPLEX = 'That calendar is too large or too complex for Dayboo
 export const BUSY = 'Daybook is busy reading calendars. Try again in a minute.';
 
 export interface IcsReader {
-  /** The calendar's name and, with a window, that day's events; throws IcsError or CalendarError. */
-  read(text: string, window?: DayWindow): Promise<{ name: string | null; events: SourceEvent[] }>;
+  /**
+   * The calendar's name, what of it is left out (in words for its owner) and, with a window, that
+   * day's events; throws IcsError or CalendarError.
+   */
+  read(text: string, window?: DayWindow): Promise<{ name: string | null; notes: string[]; events: SourceEvent[] }>;
   close(): Promise<void>;
 }
 
@@ -20,7 +23,7 @@ export function createIcsReader(options: { timeoutMs?: number; maxQueue?: number
   // One thread: calendars are read now and then, and the other core stays with the server.
   const pool = createWorkerPool<
     { key: string; text: string; window?: { date: string; timeZone: string; start: number; end: number } },
-    { name: string | null; events: SourceEvent[] }
+    { name: string | null; notes: string[]; events: SourceEvent[] }
   >({
     url: WORKER_URL,
     label: 'calendar',

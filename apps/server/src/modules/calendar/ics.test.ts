@@ -493,7 +493,7 @@ describe('recurrence details', () => {
     ]);
   });
 
-  it('skips rules that would never end or never match, and still lists the rest', () => {
+  it('skips rules that would never end or never match, caps one that repeats by the second, and lists the rest', () => {
     const calendar = parseIcs(
       ics(
         vevent('s', 'DTSTART:20200101T000000Z', 'RRULE:FREQ=SECONDLY', 'SUMMARY:Every second'),
@@ -511,9 +511,81 @@ describe('recurrence details', () => {
         vevent('ok', 'DTSTART:20260316T100000Z', 'DTEND:20260316T110000Z', 'SUMMARY:Normal'),
       ),
     );
-    expect(titles(calendar, '2026-03-16', 'UTC')).toEqual(['Normal']);
+    // Every second: shown once a minute, a hundred times a day (said in the notes), not crowding out the rest.
+    const shown = titles(calendar, '2026-03-16', 'UTC');
+    expect(shown.filter((t) => t === 'Every second')).toHaveLength(100);
+    expect(shown.filter((t) => t !== 'Every second')).toEqual(['Normal']);
     // A second day on the same parse answers as well.
-    expect(titles(calendar, '2026-03-17', 'UTC')).toEqual([]);
+    expect(titles(calendar, '2026-03-17', 'UTC').filter((t) => t !== 'Every second')).toEqual([]);
+  });
+});
+
+describe('rules real producers write', () => {
+  it("Exchange's BYDAY with spaces (MO, TU, WE) is read as meant, and nothing is reported", () => {
+    const calendar = parseIcs(
+      ics(
+        vevent(
+          'cdo',
+          'DTSTART;TZID=Europe/Berlin:20261102T090000',
+          'DTEND;TZID=Europe/Berlin:20261102T091500',
+          'RRULE:FREQ=WEEKLY;BYDAY=MO, TU, WE, TH, FR',
+          'SUMMARY:Standup',
+        ),
+      ),
+    );
+    expect(day(calendar, '2026-11-27')).toEqual([
+      { title: 'Standup', start: '2026-11-27T09:00:00+01:00', end: '2026-11-27T09:15:00+01:00', allDay: false },
+    ]);
+    expect(day(calendar, '2026-11-28')).toEqual([]);
+    expect(calendar.notes).toEqual([]);
+  });
+
+  it('a rule that cannot be read leaves its event out, keeps every other one, and says so', () => {
+    const calendar = parseIcs(
+      ics(
+        vevent(
+          'bad',
+          'DTSTART:20261102T090000Z',
+          'DTEND:20261102T100000Z',
+          'RRULE:FREQ=WEEKLY;BYDAY=XX',
+          'SUMMARY:Odd',
+        ),
+        vevent('ok', 'DTSTART:20261127T120000Z', 'DTEND:20261127T130000Z', 'SUMMARY:Lunch'),
+      ),
+    );
+    expect(day(calendar, '2026-11-27').map((e) => e.title)).toEqual(['Lunch']);
+    expect(calendar.notes).toEqual(['1 event has a repeat rule Daybook cannot read, so it is left out.']);
+  });
+
+  it('an all-day event whose end is its start (holiday feeds) is that one day', () => {
+    const calendar = parseIcs(
+      ics(vevent('h', 'DTSTART;VALUE=DATE:20261225', 'DTEND;VALUE=DATE:20261225', 'SUMMARY:Christmas Day')),
+    );
+    expect(day(calendar, '2026-12-25')).toEqual([
+      { title: 'Christmas Day', start: '2026-12-25', end: '2026-12-26', allDay: true },
+    ]);
+    expect(day(calendar, '2026-12-26')).toEqual([]);
+  });
+
+  it('an event repeating every few seconds, begun months ago, is shown at most once a minute, and said so', () => {
+    const calendar = parseIcs(
+      ics(
+        vevent(
+          's',
+          'DTSTART:20260601T090000Z',
+          'DTEND:20260601T090001Z',
+          'RRULE:FREQ=SECONDLY;INTERVAL=30',
+          'SUMMARY:Tick',
+        ),
+      ),
+    );
+    const ticks = day(calendar, '2026-11-27', 'UTC');
+    expect(ticks).toHaveLength(100);
+    expect(ticks.slice(0, 2).map((e) => e.start)).toEqual(['2026-11-27T00:00:00+00:00', '2026-11-27T00:01:00+00:00']);
+    expect(calendar.notes).toEqual([
+      '1 event repeats every few seconds: shown at most once a minute.',
+      '1 event repeats more than 100 times a day: each day lists the first 100.',
+    ]);
   });
 });
 
@@ -910,8 +982,10 @@ describe('hostile feeds', () => {
       expect(events[0]).toMatchObject({ title: 'Holiday', allDay: true });
       const starts = events.slice(1).map((e) => (e.allDay ? '' : e.start.toISOString()));
       expect(starts).toEqual([...starts].sort());
-      // 499 timed ones: minutes 0-332 of the singles and every other minute up to 05:32 of the series.
-      expect(starts.at(-1)).toBe('2026-03-16T05:32:00.000Z');
+      // 499 timed ones: the series' first 100 (every other minute up to 03:18: one series lists at most
+      // 100 a day) and minutes 0-398 of the singles.
+      expect(events.filter((e) => e.title === 'Every other minute')).toHaveLength(100);
+      expect(starts.at(-1)).toBe('2026-03-16T06:38:00.000Z');
       expect(new Set(events.map((e) => e.id)).size).toBe(EVENTS_MAX);
     });
   });

@@ -21,6 +21,8 @@ export class IcsError extends Error {
 export interface ParsedCalendar {
   /** X-WR-CALNAME, trimmed, at most 100 characters; null when missing or blank. */
   readonly name: string | null;
+  /** What of the calendar is left out or changed, in words for its owner (nothing dropped unsaid). */
+  readonly notes: readonly string[];
   /**
    * Every occurrence that overlaps the window (timed: [start, end); all-day: the window's date), at
    * most EVENTS_MAX: all-day events first, then the earliest timed ones.
@@ -30,6 +32,8 @@ export interface ParsedCalendar {
 
 /** Events one events() call returns at most, so one day of a hostile feed stays a page, not 130,000 rows. */
 export const EVENTS_MAX = 500;
+/** Occurrences of one series a day lists at most, so one that repeats by the minute cannot crowd out the rest. */
+export const SERIES_DAY_MAX = 100;
 
 const SECOND = 1000;
 const DAY = 86_400_000;
@@ -104,6 +108,8 @@ interface Item {
   location: string | null;
   url: string | null;
   rules: ICAL.Recur[];
+  /** Its rule repeated by the second, and is read by the minute instead. */
+  secondly: boolean;
   rdates: TimeValue[];
   exdates: Marks;
   /** Occurrences replaced by RECURRENCE-ID components (moved or cancelled). */
@@ -720,9 +726,17 @@ function itemOf(vevent: ICAL.Component, zones: (tzid: string) => OffsetAt): Item
   }
 
   const rules: ICAL.Recur[] = [];
+  let secondly = false;
   for (const prop of vevent.getAllProperties('rrule')) {
     const rule = prop.getFirstValue() as ICAL.Recur;
     if (!(rule instanceof ICAL.Recur) || !rule.freq) return null;
+    if (rule.freq === 'SECONDLY') {
+      // A day of seconds is past any budget: such an event is shown at most once a minute (and said so).
+      rule.freq = 'MINUTELY';
+      rule.interval = Math.max(1, Math.ceil((rule.interval || 1) / 60));
+      delete rule.parts.BYSECOND;
+      secondly = true;
+    }
     rules.push(rule);
   }
   const allDay = start.date;
@@ -741,6 +755,7 @@ function itemOf(vevent: ICAL.Component, zones: (tzid: string) => OffsetAt): Item
     location: location || null,
     url: httpUrl(vevent.getFirstPropertyValue('url')),
     rules: recurrenceId ? [] : rules,
+    secondly,
     rdates: recurrenceId ? [] : propTimes(vevent, 'rdate', zones),
     exdates,
     replaced: NO_MARKS,
@@ -853,13 +868,14 @@ function sourceEvent(hit: Hit): SourceEvent {
   return { ...base, allDay: false, start: new Date(hit.start), end: new Date(hit.stop) };
 }
 
-function createCalendar(name: string | null, items: Item[]): ParsedCalendar {
+function createCalendar(name: string | null, items: Item[], notes: string[]): ParsedCalendar {
   const singles = items.filter((item) => !item.rules.length && !item.rdates.length);
   const series = items.filter((item) => item.rules.length || item.rdates.length);
   /** Calls that ran out of their budget while expanding series. */
   let spentCalls = 0;
   return {
     name,
+    notes,
     events(window) {
       const deadline = performance.now() + CALL_MS;
       const floating: OffsetAt = (t) => offsetMs(t, window.timeZone);
@@ -930,6 +946,7 @@ function createCalendar(name: string | null, items: Item[]): ParsedCalendar {
         };
         const found: Hit[] = [];
         for (const wall of occurrences(item, low(item), high(item), floating, spend)) {
+          if (found.length >= SERIES_DAY_MAX) break;
           spend(0);
           const timedZone = item.start.date ? null : item.start.zone;
           const instant = timedZone ? instantOf({ ...item.start, wall }, floating) : null;
@@ -1119,8 +1136,12 @@ function lineKind(head: string, more: boolean): 'begin' | 'end' | 'over' | 'ok' 
  * line outside any component goes alone. Values may be long: ical.js reads them in linear time.
  * Lines are unfolded and components nested as ical.js does; the text comes back as it was when all is well.
  */
-function screen(text: string): string {
+function screen(text: string): { text: string; unreadableRules: number } {
   const cuts: [number, number][] = [];
+  /** Lines replaced as they were repaired: [start, end, the line as it should have been]. */
+  const repairs: [number, number, string][] = [];
+  let unreadableRules = 0;
+  let ruleBroken = false;
   const headMax = PARAM_TEXT_MAX + 3;
   let depth = 0;
   let topStart = 0;
@@ -1146,25 +1167,66 @@ function screen(text: string): string {
       if (depth === 2) {
         topStart = lineStart;
         dropTop = false;
+        ruleBroken = false;
       }
     } else if (kind === 'end') {
       if (depth === 2 && dropTop) cuts.push([topStart, pos]);
+      if (depth === 2 && ruleBroken) unreadableRules++;
       depth--;
+    } else if (kind === 'ok' && depth >= 2 && !more && RULE_LINE.test(head)) {
+      const rule = repairedRule(head);
+      if (rule === null) {
+        dropTop = true;
+        ruleBroken = true;
+      } else if (rule !== head) repairs.push([lineStart, pos, `${rule}\r\n`]);
     } else if (kind === 'over') {
       if (depth >= 2) dropTop = true;
       else cuts.push([lineStart, pos]);
     }
   }
   if (depth >= 2 && dropTop) cuts.push([topStart, text.length]);
-  if (!cuts.length) return text;
+  if (depth >= 2 && ruleBroken) unreadableRules++;
+  if (!cuts.length && !repairs.length) return { text, unreadableRules };
+  // Cuts take whole components; a repair inside a cut goes with it.
+  const edits: [number, number, string][] = [
+    ...cuts.map(([a, b]): [number, number, string] => [a, b, '']),
+    ...repairs.filter(([a]) => !cuts.some(([c, d]) => a >= c && a < d)),
+  ];
   const kept: string[] = [];
   let from = 0;
-  for (const [a, b] of cuts.sort((p, q) => p[0] - q[0])) {
+  for (const [a, b, insert] of edits.sort((p, q) => p[0] - q[0])) {
     if (a > from) kept.push(text.slice(from, a));
+    if (a >= from) kept.push(insert);
     from = Math.max(from, b);
   }
   kept.push(text.slice(from));
-  return kept.join('');
+  return { text: kept.join(''), unreadableRules };
+}
+
+const RULE_LINE = /^(RRULE|EXRULE)[:;]/i;
+
+/** How many times a day a fixed-period rule repeats (by its FREQ and INTERVAL; BY parts may thin it). */
+function perDay(rule: ICAL.Recur): number {
+  const period = FIXED_PERIOD[rule.freq];
+  return period ? DAY / (period * Math.max(1, rule.interval || 1)) : 0;
+}
+
+/**
+ * A repeat rule line as ical.js can read it, or null when it cannot be: space around its separators
+ * (Exchange's CDO writes BYDAY=MO, TU, WE) is unambiguous and taken out; anything else unreadable
+ * leaves the event out (as a malformed event would be), and the calendar says so.
+ */
+function repairedRule(line: string): string | null {
+  const colon = line.indexOf(':');
+  const name = line.slice(0, colon);
+  const value = line.slice(colon + 1);
+  const repaired = value.replace(/\s*([;,=])\s*/g, '$1').trim();
+  try {
+    ICAL.Recur.fromString(repaired);
+  } catch {
+    return null;
+  }
+  return repaired === value ? line : `${name}:${repaired}`;
 }
 
 /**
@@ -1176,8 +1238,9 @@ export function parseIcs(text: string): ParsedCalendar {
   const body = text.replace(/^\uFEFF/, '').trimStart();
   if (!/^BEGIN:VCALENDAR\r?\n/i.test(body)) throw new IcsError();
   let parsed: unknown;
+  const screened = screen(body);
   try {
-    parsed = ICAL.parse(screen(body));
+    parsed = ICAL.parse(screened.text);
   } catch {
     throw new IcsError();
   }
@@ -1190,5 +1253,19 @@ export function parseIcs(text: string): ParsedCalendar {
   if (!roots.length) throw new IcsError();
   const items = roots.flatMap((root) => calendarItems(root));
   const name = cleanText(roots[0]?.getFirstPropertyValue('x-wr-calname'), NAME_MAX);
-  return createCalendar(name || null, items);
+  const notes: string[] = [];
+  const n = screened.unreadableRules;
+  if (n)
+    notes.push(
+      `${n} event${n === 1 ? ' has a repeat rule' : 's have repeat rules'} Daybook cannot read, so ${n === 1 ? 'it is' : 'they are'} left out.`,
+    );
+  const fast = items.filter((item) => item.secondly).length;
+  if (fast)
+    notes.push(`${fast} event${fast === 1 ? ' repeats' : 's repeat'} every few seconds: shown at most once a minute.`);
+  const often = items.filter((item) => item.rules.some((r) => perDay(r) > SERIES_DAY_MAX)).length;
+  if (often)
+    notes.push(
+      `${often} event${often === 1 ? ' repeats' : 's repeat'} more than ${SERIES_DAY_MAX} times a day: each day lists the first ${SERIES_DAY_MAX}.`,
+    );
+  return createCalendar(name || null, items, notes);
 }

@@ -30,7 +30,7 @@ parentPort.on('message', ({ id, key, text, window }) => {
     const events = window
       ? calendar.events({ ...window, start: new Date(window.start), end: new Date(window.end) })
       : [];
-    parentPort.postMessage({ id, ok: true, name: calendar.name, events });
+    parentPort.postMessage({ id, ok: true, name: calendar.name, notes: calendar.notes, events });
   } catch (err) {
     const notCalendar = err instanceof ics.IcsError;
     parentPort.postMessage({ id, ok: false, error: notCalendar ? `ics:${err.message}` : String(err?.message ?? err) });

@@ -217,7 +217,9 @@ function reconnectLines(day: TCalendarDay): string[] {
   return day.problems.map((p) =>
     p.status === 'needs_reconnect'
       ? `Your calendar "${plain(p.calendar, 80)}" needs reconnecting: [Calendar Connections](/accounts/3rdparty/).`
-      : `Your calendar "${plain(p.calendar, 80)}" could not be read this morning.`,
+      : p.status === 'partial'
+        ? `From your calendar "${plain(p.calendar, 80)}": ${plain(p.message, 300)}`
+        : `Your calendar "${plain(p.calendar, 80)}" could not be read this morning.`,
   );
 }
 
