@@ -313,6 +313,20 @@ describe('writing and delivering a message', () => {
     expect(row.messageText?.startsWith(MODEL_TEXT)).toBe(true);
   });
 
+  it('a message whose worker died mid-run is taken over within three minutes, and delivered once', async () => {
+    const { userId, email } = await dailyUser();
+    const id = await claim(query, userId, today());
+    // A worker began it (its run is recorded) and died: no job left, no heartbeat.
+    await query(`UPDATE daily_messages SET attempts = 1, run_at = $2 WHERE id = $1`, [id, clock.now().toISOString()]);
+    // Two minutes on, the minute's sweep sends it again.
+    clock.set(new Date(clock.now().getTime() + 120_000));
+    await t.app.daily.sweep();
+    await until('the taken-over message in the chat', async () => (await messageRow(query, id)).chatMessageId);
+    await smtp.waitFor(email, { subject: DAILY_SUBJECT });
+    expect(await dailyChatMessages(query, userId)).toHaveLength(1);
+    expect(dailyMails(email)).toHaveLength(1);
+  });
+
   // BUG (reported): generate() never looks at is_daily_message_paused, so a message claimed before the
   // user paused (one waiting up to 10 minutes for its researches, or a mail being retried) is still
   // posted and mailed. `it.fails` until the fix lands; then drop `.fails`.

@@ -155,6 +155,13 @@ export function createDailyRepo(query: Query) {
       return row ?? null;
     },
 
+    /** A run is alive: the sweeper leaves its message alone. */
+    heartbeat: (id: number, now: Date) =>
+      query(`UPDATE daily_messages SET run_at = ${AT(2)} WHERE id = $1 AND status <> 'failed'`, [
+        id,
+        now.toISOString(),
+      ]),
+
     /** True for the one run that gets to ask for the researches. */
     async markResearchRequested(id: number, now: Date): Promise<boolean> {
       const rows = await query<{ id: number }>(

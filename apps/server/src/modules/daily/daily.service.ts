@@ -33,8 +33,13 @@ const CLAIM_BATCH = 500;
 const RESEARCH_WAIT_MS = 10 * 60_000;
 /** How often a message waiting for researches looks again. */
 const RESEARCH_POLL_SEC = 20;
-/** A pending message not run for this long lost its job: the sweeper sends another. */
-const STALLED_SEC = 10 * 60;
+/**
+ * A pending message not marked for this long lost its job (its worker crashed): the sweeper, every
+ * minute, sends another, so it arrives within about three minutes. A live run marks it every
+ * HEARTBEAT_MS, however long its model takes.
+ */
+const STALLED_SEC = 90;
+const HEARTBEAT_MS = 20_000;
 /** The model's message is cut here (it is meant to be read in a minute). */
 const MESSAGE_MAX = 6000;
 export const PAUSE_PURPOSE = 'daily-pause';
@@ -419,6 +424,17 @@ export function createDailyService(deps: DailyDeps) {
   async function generate(id: number, signal: AbortSignal): Promise<void> {
     const row = await repo.startRun(id, clock.now());
     if (!row || row.status === 'failed') return;
+    const beat = setInterval(() => {
+      repo.heartbeat(id, clock.now()).catch((err) => log.warn({ err }, 'daily message heartbeat failed'));
+    }, HEARTBEAT_MS);
+    try {
+      await run(row, signal);
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  async function run(row: DailyRow, signal: AbortSignal): Promise<void> {
     const user = await repo.user(row.userId);
     if (!user) return;
     // Paused (or deactivated) since the claim: that scheduled message is not delivered. A message
