@@ -106,6 +106,13 @@ function answerChat(req: CompletionRequest) {
 function answerJson(req: CompletionRequest) {
   const tool = req.tools?.[0]?.function.name;
   const prompt = text(req, 'user');
+  // The daily message's research topics, one per interest ("1. key: data").
+  if (tool === 'news_topics')
+    return {
+      text: JSON.stringify({
+        topics: [...prompt.matchAll(/^\d+\. [^:]+: (.+)$/gm)].map((m) => `Latest news on ${m[1]}`),
+      }),
+    };
   if (tool === 'plan_research') {
     const topic = prompt.replace(/^Latest news on /, '');
     return { text: JSON.stringify({ queries: [`${topic} tips`, `${topic} this week`] }) };

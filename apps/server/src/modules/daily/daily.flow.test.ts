@@ -61,6 +61,10 @@ END:VEVENT\r
 END:VCALENDAR\r
 `;
 
+/** The model's news topic for each interest it is given ("1. key: data"): the data, plus "news". */
+const topicsOf = (req: CompletionRequest) =>
+  [...(req.messages.at(-1)?.content ?? '').matchAll(/^\d+\. [^:]+: (.+)$/gm)].map((m) => `${m[1]} news`);
+
 const isDailyWriter = (req: CompletionRequest) =>
   req.messages[0]?.content.startsWith("You are Daybook, a personal assistant, writing the user's daily message") ??
   false;
@@ -120,6 +124,7 @@ beforeEach(() => {
   );
   fake.onJson((req) => {
     const tool = req.tools?.[0]?.function.name;
+    if (tool === 'news_topics') return { text: JSON.stringify({ topics: topicsOf(req) }) };
     if (tool === 'plan_research') return { text: JSON.stringify({ queries: ['e-bike news'] }) };
     if (tool === 'write_report') {
       const prompt = req.messages.map((m) => m.content).join('\n');
@@ -412,8 +417,8 @@ describe('research in the daily message', () => {
     await t.app.daily.generate(id, signal());
     const asked = await researchesOf(id);
     expect(asked.map((r) => [r.query, r.origin])).toEqual([
-      ['Latest news on e-bike commuting', 'daily'],
-      ['Latest news on battery care', 'daily'],
+      ['e-bike commuting news', 'daily'],
+      ['battery care news', 'daily'],
     ]);
     let row = await messageRow(query, id);
     expect(row.researchRequestedAt).not.toBeNull();
@@ -436,12 +441,10 @@ describe('research in the daily message', () => {
     await t.app.daily.generate(id, signal());
     row = await messageRow(query, id);
     expect(row.messageText).toBe(
-      `${own(`/resources/research/${first?.id}`)}\n\n- [Latest news on battery care](/resources/research/${second?.id})\n\n${ATTRIBUTION}`,
+      `${own(`/resources/research/${first?.id}`)}\n\n- [Battery care news](/resources/research/${second?.id})\n\n${ATTRIBUTION}`,
     );
     const prompt = dailyPrompts().at(-1)?.messages[1]?.content ?? '';
-    expect(prompt).toContain(
-      `<research link="/resources/research/${first?.id}" topic="Latest news on e-bike commuting">`,
-    );
+    expect(prompt).toContain(`<research link="/resources/research/${first?.id}" topic="e-bike commuting news">`);
     expect(prompt).toContain('E-bikes keep getting lighter.');
     // The research's own chat delivery is skipped: the daily message is the one post.
     const posts = await query<{ n: number }>(`SELECT count(*)::int AS n FROM chat_messages WHERE user_id = $1`, [
@@ -452,12 +455,49 @@ describe('research in the daily message', () => {
     const detail = ZDailyMessage.parse((await browser.get(`/api/daily-messages/${id}/`)).json());
     expect(detail).toMatchObject({ id, delivery_date: today(), message_text: row.messageText });
     expect(detail.research_reports.map((r) => [r.id, r.status, r.query])).toEqual([
-      [first?.id, 'done', 'Latest news on e-bike commuting'],
-      [second?.id, 'done', 'Latest news on battery care'],
+      [first?.id, 'done', 'e-bike commuting news'],
+      [second?.id, 'done', 'battery care news'],
     ]);
     expect(detail.research_reports[0]?.report).toBeTruthy();
     const list = ZResourceList.parse((await browser.get('/api/resources/')).json());
     expect(list.map((r) => [r.resource_type, r.id])).toEqual([['daily_message', id]]);
+  });
+
+  it('asks the search provider about a topic the model makes of an interest, never the memory itself', async () => {
+    search.onSearch(() => fakeResults(site.origin, ARTICLES));
+    const { browser, userId } = await dailyUser({ location: false });
+    const res = await browser.post('/api/memories/', {
+      key: 'cycling with Emma',
+      data: 'Likes cycling with her daughter Emma along the Tagus in Lisbon on Sundays',
+      memory_type: 'interest',
+    });
+    expect(res.statusCode).toBe(201);
+    const asked: string[] = [];
+    fake.onJson((req) => {
+      const tool = req.tools?.[0]?.function.name;
+      if (tool === 'news_topics') {
+        asked.push(req.messages.map((m) => m.content).join('\n'));
+        return { text: JSON.stringify({ topics: ['urban cycling news'] }) };
+      }
+      if (tool === 'plan_research') return { text: JSON.stringify({ queries: ['city bike lanes this week'] }) };
+      return { text: '{"operations":[]}' };
+    });
+    const before = search.requests.length;
+    const id = await claim(query, userId, today());
+    await t.app.daily.generate(id, signal());
+    await until('the research to search', () => search.requests.length > before);
+    await until(
+      'the research to end',
+      async () => (await researchesOf(id)).every((r) => r.status === 'done' || r.status === 'failed'),
+      30_000,
+    );
+    const searched = search.requests.slice(before).map((r) => r.query);
+    expect(searched.length).toBeGreaterThan(0);
+    for (const q of searched) expect(q).not.toMatch(/Emma|daughter|Tagus|Lisbon|Sundays|her /i);
+    expect(searched).toContain('urban cycling news');
+    // The model was told the topics go to a public search engine, without names or places.
+    expect(asked[0]).toMatch(/public search engine/);
+    expect(asked[0]).toMatch(/Leave out every name/);
   });
 
   it('rotates the topics from one day to the next when there are more than three', async () => {
@@ -469,7 +509,7 @@ describe('research in the daily message', () => {
     await t.app.daily.generate(day1, signal());
     const day2 = await claim(query, userId, '2026-05-02');
     await t.app.daily.generate(day2, signal());
-    const topics = async (id: number) => (await researchesOf(id)).map((r) => r.query.replace('Latest news on ', ''));
+    const topics = async (id: number) => (await researchesOf(id)).map((r) => r.query.replace(/ news$/, ''));
     expect(await topics(day1)).toEqual(['alpha topic', 'beta topic', 'gamma topic']);
     expect(await topics(day2)).toEqual(['delta topic', 'alpha topic', 'beta topic']);
   });

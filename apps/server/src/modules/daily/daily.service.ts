@@ -43,6 +43,13 @@ const HEARTBEAT_MS = 20_000;
 /** The model's message is cut here (it is meant to be read in a minute). */
 const MESSAGE_MAX = 6000;
 export const PAUSE_PURPOSE = 'daily-pause';
+/** The model's topics for the daily research; anything but text is left out. */
+const ZNewsTopics = z.object({
+  topics: z.array(z.unknown()).transform((ts) => ts.filter((t): t is string => typeof t === 'string')),
+});
+
+const NEWS_TOPICS = `Turn each of the user's interests below into one short, general web search topic for this week's news on it (2 to 6 words, e.g. "e-bike commuting news"). The topics go to a public search engine: keep only the subject. Leave out every name of a person or pet, every place smaller than a country, and anything personal (family, health, work, who the user does things with). Give one topic per interest, in the same order.`;
+
 /** The onboarding's settings as the model gives them; anything but text counts as not said. */
 const said = z.string().optional().catch(undefined);
 const ZSettingsAnswer = z.object({ city: said, time_zone: said, delivery_time: said });
@@ -346,10 +353,17 @@ export function createDailyService(deps: DailyDeps) {
     if (!interests.length) return;
     const count = Math.min(DAILY_RESEARCH_MAX, interests.length);
     const start = ((await repo.countBefore(row.userId, row.id)) * count) % interests.length;
-    const topics = Array.from({ length: count }, (_, i) => interests[(start + i) % interests.length]);
-    for (const topic of topics) {
-      if (!topic) continue;
-      const query = `Latest news on ${topic.data.length <= 120 ? topic.data : topic.key}`;
+    const chosen = Array.from({ length: count }, (_, i) => interests[(start + i) % interests.length]).filter(
+      (m): m is { key: string; data: string } => m !== undefined,
+    );
+    // What goes to the search provider is a topic the model makes of each interest, never the
+    // memory's own words (names, places, who the user is with).
+    const topics = await newsTopics(chosen);
+    if (!topics) {
+      notes.research = PART_FAILED.research;
+      return;
+    }
+    for (const query of topics) {
       try {
         const asked = await deps.research.request(row.userId, query, { origin: 'daily', dailyMessageId: row.id });
         if ('refused' in asked) notes.research = PART_FAILED.research;
@@ -357,6 +371,33 @@ export function createDailyService(deps: DailyDeps) {
         log.warn({ err }, 'daily message: research request failed');
         notes.research = PART_FAILED.research;
       }
+    }
+  }
+
+  /** General news topics for interests (one each, in order), or null when the model gave none. */
+  async function newsTopics(chosen: Array<{ key: string; data: string }>): Promise<string[] | null> {
+    if (!deps.llm) return null;
+    try {
+      const { topics } = await deps.llm.structured({
+        messages: [
+          { role: 'system', content: NEWS_TOPICS },
+          { role: 'user', content: chosen.map((m, i) => `${i + 1}. ${m.key}: ${m.data}`).join('\n') },
+        ],
+        name: 'news_topics',
+        description: 'One general web search topic per interest, in the same order.',
+        parameters: {
+          type: 'object',
+          properties: { topics: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: chosen.length } },
+          required: ['topics'],
+        },
+        schema: ZNewsTopics,
+        signal: AbortSignal.timeout(60_000),
+      });
+      const clean = topics.map((t) => t.replace(/\s+/g, ' ').trim().slice(0, 80)).filter(Boolean);
+      return clean.length ? clean.slice(0, chosen.length) : null;
+    } catch (err) {
+      log.warn(modelFailure(err), 'daily message: the model gave no research topics');
+      return null;
     }
   }
 
