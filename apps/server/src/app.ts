@@ -63,7 +63,7 @@ import { createExtractor } from './modules/research/extract.ts';
 import { createResearchRepo } from './modules/research/research.repo.ts';
 import researchRoutes from './modules/research/research.routes.ts';
 import { createResearchService, type ResearchService } from './modules/research/research.service.ts';
-import { createSearch, SEARCH_NOT_CONFIGURED } from './modules/research/search.ts';
+import { createSearch, SEARCH_NOT_CONFIGURED, SEARCH_NOT_CONFIGURED_OPERATOR } from './modules/research/search.ts';
 import { createResourcesRepo } from './modules/resources/resources.repo.ts';
 import resourcesRoutes from './modules/resources/resources.routes.ts';
 import { createResourcesService } from './modules/resources/resources.service.ts';
@@ -552,6 +552,8 @@ function setUpResearch(
 ): ResearchService {
   const log = app.log.child({ module: 'research' });
   const search = createSearch(config.search, { log: app.log.child({ module: 'search' }) });
+  // Users read only that research is not set up; how to set it up is for whoever reads this log.
+  if (!search && config.research.dailyLimit > 0) app.log.info(SEARCH_NOT_CONFIGURED_OPERATOR);
   const safeFetch = createSafeFetch(config.fetch);
   const extractor = createExtractor();
   app.addHook('onClose', () => extractor.close());

@@ -37,7 +37,7 @@ export const QUEUED = 'Waiting: Daybook answers your messages one at a time.';
 export const TOO_MANY_WAITING =
   'Many of your messages are still waiting for an answer. Send more once they are answered.';
 export const NOT_CONFIGURED =
-  'No assistant model is configured yet. Whoever runs this Daybook can set LLM_MODEL (plus LLM_BASE_URL and LLM_API_KEY for their provider, e.g. OpenAI or a local Ollama) and restart it. Your messages are saved.';
+  'No assistant model is set up on this Daybook yet. Ask whoever runs this Daybook to connect one. Your messages are saved.';
 
 /** `/research <topic>` starts a web research whatever the model can do. */
 const RESEARCH_COMMAND = /^\/research(?:\s+([\s\S]*))?$/i;

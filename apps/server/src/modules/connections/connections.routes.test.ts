@@ -178,10 +178,13 @@ describe('the page', () => {
     expect(res.body).toContain('<link rel="icon" href="/favicon.svg">');
   });
 
-  it('says the OAuth providers need setting up when none is enabled, and offers ICS anyway', async () => {
+  it('says which providers are not enabled on this server, in words for users, and offers ICS anyway', async () => {
     const { browser } = await signedInUser(t);
     const res = await browser.get(PAGE);
-    expect(res.body).toContain('Google and Microsoft calendars need setting up by whoever runs this Daybook');
+    expect(res.body).toContain(
+      'Google Calendar and Microsoft Outlook are not enabled on this server. Ask whoever runs this Daybook to turn them on. An ICS address works without that.',
+    );
+    expect(res.body).not.toMatch(/README|[A-Z]{3,}_[A-Z_]{3,}/);
     expect(res.body).not.toContain('name="provider"');
     expect(res.body).toContain('action="/accounts/3rdparty/ics/"');
     expect(res.headers['content-security-policy']).toContain("form-action 'self';");
@@ -486,7 +489,7 @@ describe('OAuth providers', () => {
   it('offers one connect button per enabled provider, each a form that starts the consent', async () => {
     const { browser } = await signedInUser(withProviders);
     const page = await browser.get(PAGE);
-    expect(page.body).not.toContain('need setting up');
+    expect(page.body).not.toContain('not enabled on this server');
     const forms = providerForms(page.body);
     expect(forms).toHaveLength(2);
     const csrf = browser.cookies.get('csrftoken');

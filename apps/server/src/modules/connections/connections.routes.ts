@@ -13,6 +13,16 @@ import { CsrfError } from '../../plugins/csrf.ts';
 import { endSession } from '../../plugins/session.ts';
 import type { UserRow } from '../accounts/accounts.repo.ts';
 import { PROVIDER_NAMES } from '../calendar/calendar.service.ts';
+
+/** "Google Calendar and Microsoft Outlook are not enabled on this server.", or null when both are. */
+function notEnabled(enabled: Set<string>): string | null {
+  const off = (['google', 'microsoft'] as const).filter((id) => !enabled.has(id)).map((id) => OAUTH_NAMES[id]);
+  if (!off.length) return null;
+  return `${off.join(' and ')} ${off.length === 1 ? 'is' : 'are'} not enabled on this server. Ask whoever runs this Daybook to turn ${off.length === 1 ? 'it' : 'them'} on.`;
+}
+
+const OAUTH_NAMES = { google: 'Google Calendar', microsoft: 'Microsoft Outlook' } as const;
+
 import { CalendarError, type CalendarService } from '../calendar/calendar.types.ts';
 
 const PAGE = '/accounts/3rdparty/';
@@ -268,6 +278,8 @@ export default async function connectionsRoutes(
               ? `Connect another ${p.name} account`
               : `Connect ${p.name}`,
           })),
+          // Named one by one, in the user's words: what is not enabled on this server.
+          notEnabled: notEnabled(enabledIds),
           providerAction: PROVIDER_ACTION,
           callbackUrl: PAGE,
           atMax: connections.length >= CALENDAR_CONNECTIONS_MAX,

@@ -300,16 +300,18 @@ describe('research from the chat', () => {
     tab.ws.close();
   });
 
-  it('says exactly what is wrong when SearXNG refuses JSON, without retrying', async () => {
+  it('a SearXNG that refuses JSON: the user is told to ask whoever runs Daybook, not how to set it up', async () => {
     search.setSearxngFormats(['html']);
     try {
       const { browser } = await signedInUser(t);
       const tab = await chatting(browser);
       tab.say('/research e-bike commuting');
       const note = await tab.next(type('system_message'), 20_000);
-      expect(note.message_type === 'system_message' && note.raw_text).toMatch(
-        /The web search failed\. .*Add json to search\.formats in its settings\.yml/,
+      expect(note.message_type === 'system_message' && note.raw_text).toBe(
+        `I could not finish the research on "e-bike commuting". ${FAILURES.searchFailed('not_json')}`,
       );
+      expect(FAILURES.searchFailed('not_json')).toContain('Ask whoever runs this Daybook');
+      expect(note.message_type === 'system_message' && note.raw_text).not.toMatch(/settings\.yml|search\.formats/);
       tab.ws.close();
     } finally {
       search.setSearxngFormats(['html', 'json']);
@@ -402,7 +404,7 @@ describe('the research API', () => {
 });
 
 describe('limits and configuration', () => {
-  it('explains how to configure a search provider when none is, and offers the model no research tool', async () => {
+  it('says research is not set up here and whom to ask when no search provider is, and offers the model no research tool', async () => {
     const bare = await startChatApp({ LOG_LEVEL: 'silent' });
     try {
       const { browser } = await signedInUser(bare.t);
@@ -438,8 +440,8 @@ describe('limits and configuration', () => {
       await tab.next(type('history'));
       tab.say('/research anything at all');
       const note = await tab.next(type('system_message'), 30_000);
-      expect(note.message_type === 'system_message' && note.raw_text).toMatch(
-        /^I could not finish the research on "anything at all"\. The web search failed\./,
+      expect(note.message_type === 'system_message' && note.raw_text).toBe(
+        `I could not finish the research on "anything at all". ${FAILURES.searchFailed('unavailable')}`,
       );
       const [row] = await retrying.t.database.db.query<{ attempts: number; status: string }>(
         `SELECT attempts, status FROM researches WHERE query = 'anything at all'`,

@@ -23,6 +23,7 @@ import type { Llm, LlmMessage, LlmUsage } from '../model/model.types.ts';
 import { type Chunk, chunkText, rankingCandidates, selectChunks } from './chunks.ts';
 import { checkCitations, normalizeUrl, type ReadPage } from './citations.ts';
 import type { ResearchOrigin, ResearchRepo, ResearchRow } from './research.repo.ts';
+import { SearchError, type SearchErrorKind } from './search.ts';
 
 /** Sub-queries the model plans, beside the user's own wording. */
 const MAX_PLANNED = 4;
@@ -39,7 +40,7 @@ const RETRY_BASE_MS = 30_000;
 const SKIPPED_HOSTS =
   /(^|\.)(youtube\.com|youtu\.be|vimeo\.com|tiktok\.com|facebook\.com|instagram\.com|twitter\.com|x\.com|threads\.net|linkedin\.com|pinterest\.com|reddit\.com|twitch\.tv|dailymotion\.com)$/i;
 
-export const RESEARCH_TURNED_OFF = 'Web research is turned off on this Daybook (RESEARCH_DAILY_LIMIT is 0).';
+export const RESEARCH_TURNED_OFF = 'Web research is turned off on this Daybook.';
 export const EMPTY_QUERY = 'Tell me what to research, for example: /research the best e-bikes for commuting';
 export const researchLimitReached = (limit: number) =>
   `You have asked for ${limit} researches in the last 24 hours, the most this Daybook allows. Try again later.`;
@@ -50,7 +51,13 @@ const STEP: Record<Step, string> = { plan: 'plan the research', write: 'write th
 
 /** Why a research failed, in words for the user: the step, and the cause. */
 export const FAILURES = {
-  searchFailed: (detail: string) => `The web search failed. ${detail}`,
+  /** In the user's words: a setup problem is for whoever runs Daybook (its details go to the log). */
+  searchFailed: (kind: SearchErrorKind | undefined) =>
+    kind === 'rate_limited'
+      ? 'The search provider turned the searches away: too many just now.'
+      : kind === 'unavailable'
+        ? 'The search provider could not be reached.'
+        : "This Daybook's search provider is not set up right, so the web could not be searched. Ask whoever runs this Daybook to check it.",
   noResults: 'The web search found no pages to read for this topic.',
   nothingRead: (found: number) =>
     `None of the ${found} page${found === 1 ? '' : 's'} found could be read (they refused, were too large, or were not web pages).`,
@@ -166,7 +173,7 @@ export interface ResearchDeps {
   repo: ResearchRepo;
   llm: Llm | null;
   search: SearchLike | null;
-  /** Explains how to configure a search provider. */
+  /** What users read when no search provider is configured (whom to ask, not what to set). */
   searchNotConfigured: string;
   /** The SSRF-safe fetcher. */
   fetchPage: (
@@ -267,8 +274,14 @@ export function createResearchService(deps: ResearchDeps) {
     const answered = settled.filter((s) => s.status === 'fulfilled');
     if (!answered.length) {
       const first = settled.find((s) => s.status === 'rejected')?.reason as Error | undefined;
+      // What to fix is for whoever runs Daybook: the provider's words go to the log (never the query).
+      const kind = first instanceof SearchError ? first.kind : undefined;
+      log.warn(
+        { provider: first instanceof SearchError ? first.provider : undefined, kind, reason: first?.message },
+        'research: the web search failed',
+      );
       throw new ResearchFailure(
-        FAILURES.searchFailed(first?.message ?? ''),
+        FAILURES.searchFailed(kind),
         settled.some((s) => s.status === 'rejected' && isRetryable(s.reason)),
       );
     }

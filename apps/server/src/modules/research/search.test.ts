@@ -4,7 +4,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeSearch, fakeResults, startFakeSearch } from '../../../../../tests/helpers/fake-search.ts';
 import type { Config } from '../../config.ts';
-import { createSearch, SEARCH_NOT_CONFIGURED, type Search, SearchError } from './search.ts';
+import {
+  createSearch,
+  SEARCH_NOT_CONFIGURED,
+  SEARCH_NOT_CONFIGURED_OPERATOR,
+  type Search,
+  SearchError,
+} from './search.ts';
 
 let fake: FakeSearch;
 
@@ -381,10 +387,12 @@ describe('failures say what to do', () => {
 });
 
 describe('configuration', () => {
-  it('with no provider configured there is no search, and the note says how to configure one', () => {
+  it('with no provider configured there is no search; users read whom to ask, the operator how to set it up', () => {
     expect(createSearch(config({}))).toBeNull();
-    for (const name of ['SEARXNG_URL', 'BRAVE_API_KEY', 'TAVILY_API_KEY', 'restart']) {
-      expect(SEARCH_NOT_CONFIGURED).toContain(name);
+    expect(SEARCH_NOT_CONFIGURED).toContain('Ask whoever runs this Daybook');
+    expect(SEARCH_NOT_CONFIGURED).not.toMatch(/[A-Z]{3,}_[A-Z_]{3,}|settings\.yml/);
+    for (const name of ['SEARXNG_URL', 'BRAVE_API_KEY', 'TAVILY_API_KEY', 'search.formats']) {
+      expect(SEARCH_NOT_CONFIGURED_OPERATOR).toContain(name);
     }
   });
 

@@ -56,7 +56,11 @@ export class SearchError extends Error {
 }
 
 export const SEARCH_NOT_CONFIGURED =
-  'Web research needs a search provider, and none is configured yet. Whoever runs this Daybook can set SEARXNG_URL (their own SearXNG, with json added to search.formats in its settings.yml), BRAVE_API_KEY or TAVILY_API_KEY, and restart it.';
+  'Web research is not set up on this Daybook yet: it needs a search provider. Ask whoever runs this Daybook to add one.';
+
+/** The same, for whoever runs Daybook (the log at start; the README's Search providers). */
+export const SEARCH_NOT_CONFIGURED_OPERATOR =
+  'web research is off: no search provider is configured (set SEARXNG_URL, with json in search.formats of its settings.yml, BRAVE_API_KEY or TAVILY_API_KEY)';
 
 export interface SearchDeps {
   fetch?: typeof fetch;

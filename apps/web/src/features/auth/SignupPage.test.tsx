@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../app/routes.tsx';
 import { ALLAUTH, mockFetch, type Reply, reply, SESSION_ANONYMOUS, SESSION_SIGNED_IN } from '../../test/fetch.ts';
-import { renderRoutes } from '../../test/render.tsx';
+import { renderRoutes, SITE } from '../../test/render.tsx';
 import { fetchSession } from './auth-context.tsx';
 
 const SIGNUP = 'POST /api/auth/signup/';
@@ -61,10 +61,25 @@ describe('Sign up', () => {
     expect(await screen.findByLabelText('Invite Token')).toHaveValue('abc');
     const main = within(screen.getByRole('main'));
     expect(main.getByRole('link', { name: 'Sign in' })).toHaveAttribute('href', '/auth/login');
-    // Someone without an invite learns where to ask for one: the about page's "Request an invite".
-    expect(main.getByRole('link', { name: 'Request an invite' })).toHaveAttribute('href', '/ana-lima');
+    // Someone without an invite learns whom to ask, and where: the about page, with its ways to ask.
+    expect(main.getByRole('link', { name: 'Request one from Ana Lima' })).toHaveAttribute('href', '/ana-lima');
     expect(main.getByLabelText('Password')).toHaveAttribute('autocomplete', 'new-password');
     expect(main.getByLabelText('Confirm Password')).toHaveAttribute('autocomplete', 'new-password');
+  });
+
+  it('names who runs this Daybook when it gives no way to reach them, and offers no dead link', async () => {
+    network(reply(201));
+    renderRoutes(routes, {
+      path: '/auth/signup',
+      loadSession: fetchSession,
+      site: {
+        status: 'ready',
+        site: { creator: { ...SITE.creator, name: 'Daybook Maintainers', email: null, links: [] } },
+      },
+    });
+    const main = within(await screen.findByRole('main'));
+    expect(await main.findByText('No invite yet? Ask Daybook Maintainers, who runs this Daybook.')).toBeInTheDocument();
+    expect(main.queryByRole('link', { name: /request/i })).toBeNull();
   });
 
   it("shows the server's field errors beside their fields, and its message", async () => {

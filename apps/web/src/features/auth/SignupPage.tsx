@@ -1,3 +1,4 @@
+import type { TSiteInfo } from '@daybook/contracts';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { EmailField, Field, FormError, useForm } from '../../components/form.tsx';
@@ -74,11 +75,7 @@ export function SignupPage() {
       subtitle="Daybook is invite-only. Enter the invite token you received to get started."
       footer={
         <>
-          {site.status === 'ready' && (
-            <p>
-              No invite yet? <Link to={`/${site.site.creator.slug}`}>Request an invite</Link>
-            </p>
-          )}
+          {site.status === 'ready' && <InviteFrom creator={site.site.creator} />}
           <p>
             Already have an account? <Link to="/auth/login">Sign in</Link>
           </p>
@@ -114,4 +111,15 @@ export function SignupPage() {
       </form>
     </AuthCard>
   );
+}
+
+/** Who to ask for an invite: a way to reach them when this Daybook names one, else just who runs it. */
+function InviteFrom({ creator }: { creator: TSiteInfo['creator'] }) {
+  if (creator.email || creator.links.length)
+    return (
+      <p>
+        No invite yet? <Link to={`/${creator.slug}`}>Request one from {creator.name}</Link>
+      </p>
+    );
+  return <p>No invite yet? Ask {creator.name}, who runs this Daybook.</p>;
 }
