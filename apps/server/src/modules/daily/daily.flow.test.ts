@@ -463,6 +463,24 @@ describe('research in the daily message', () => {
     expect(list.map((r) => [r.resource_type, r.id])).toEqual([['daily_message', id]]);
   });
 
+  it('a model that echoes the fact tags: the chat, the page and the email show one text, without them', async () => {
+    const { userId, browser, email } = await dailyUser({ location: false });
+    writer = () => ({
+      text: '### Stories\n\n<research link="/resources/research/9" topic="e-bikes">E-bikes are lighter.</research>\n\nHave a good day.',
+      chunks: 3,
+    });
+    const id = await generateToday(userId);
+    const stored = (await messageRow(query, id)).messageText ?? '';
+    expect(stored).toBe('### Stories\n\nE-bikes are lighter.\n\nHave a good day.');
+    const detail = ZDailyMessage.parse((await browser.get(`/api/daily-messages/${id}/`)).json());
+    expect(detail.message_text).toBe(stored);
+    const [chat] = await dailyChatMessages(query, userId);
+    expect(chat?.rawText.endsWith(stored)).toBe(true);
+    const mail = await smtp.waitFor(email, { subject: DAILY_SUBJECT });
+    expect(mail.text).toContain('E-bikes are lighter.');
+    expect(`${mail.text}${mail.html}`).not.toMatch(/<\/?research|&lt;\/?research/);
+  });
+
   it('asks the search provider about a topic the model makes of an interest, never the memory itself', async () => {
     search.onSearch(() => fakeResults(site.origin, ARTICLES));
     const { browser, userId } = await dailyUser({ location: false });

@@ -187,6 +187,17 @@ function keepOwnLinks(text: string, allowed: ReadonlySet<string>): string {
   );
 }
 
+/**
+ * The message without the prompt's fact tags a model may echo (`<research link=… topic=…>`): the
+ * chat, the message's page and the email render raw HTML differently, so it is taken out once, here,
+ * and all three show the same text.
+ */
+export function withoutFactTags(text: string): string {
+  return outsideCode(text, (prose) => prose.replace(/[<‹]\s*\/?\s*research\b[^>\n]*>/gi, ''))
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
 function firstSentences(text: string, max = 280): string {
   const clean = text
     .replace(/\s*\[\d+\]/g, '')
@@ -424,7 +435,7 @@ export function createDailyService(deps: DailyDeps) {
       // Stopped part way (the job's time ran out): not a message to post or mail.
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
       if (!text.trim()) return templateMessage(parts);
-      return finish(keepOwnLinks(text, ownLinks(parts)), parts);
+      return finish(keepOwnLinks(withoutFactTags(text), ownLinks(parts)), parts);
     } catch (err) {
       if (signal.aborted) throw err;
       log.warn(modelFailure(err), 'daily message: the model failed; using the template');
