@@ -139,8 +139,11 @@ describe('a new user, from invite link to a signed-in session', () => {
     await expectAccessible(page, 'login-error');
     await screenshot(page, 'login-error');
     await signIn(page, EMAIL, FIRST_PASSWORD);
-    await page.waitForURL((u) => u.pathname === '/');
-    await page.getByRole('link', { name: 'Begin Chat' }).waitFor();
+    // Not interviewed yet: the first sign-in lands on the onboarding chat, and "Skip for now" ends it
+    // for good (the next sign-ins land on Home).
+    await page.waitForURL((u) => u.pathname === '/onboarding');
+    await page.getByRole('button', { name: 'Skip for now' }).click();
+    await page.waitForURL((u) => u.pathname === '/chat');
   });
 
   it('changes the password and is sent to the profile', async () => {
@@ -253,13 +256,18 @@ describe('a new user who verifies while still signed in (signup signs them in)',
     await page.goto(link.replace(/^https?:\/\/[^/]+/, app.baseUrl));
     await page.getByText('Email Verified!').waitFor();
     expect(await reminder.count()).toBe(0);
-    await page.waitForURL((u) => u.pathname === '/', { timeout: 10_000 });
-    await page.getByRole('link', { name: 'Begin Chat' }).waitFor();
+    // Not interviewed yet: on to the onboarding chat.
+    await page.waitForURL((u) => u.pathname === '/onboarding', { timeout: 10_000 });
     expect(await reminder.count()).toBe(0);
     const me = await page.evaluate(() => fetch('/api/users/me/').then((r) => r.json()));
     expect(me.email_verified).toBe(true);
 
-    // And the next sign-in works.
+    // And the next sign-in works: to the interview again, until it is done or skipped.
+    await signOut(page);
+    await signIn(page, KIM, KIM_PASSWORD);
+    await page.waitForURL((u) => u.pathname === '/onboarding');
+    await page.getByRole('button', { name: 'Skip for now' }).click();
+    await page.waitForURL((u) => u.pathname === '/chat');
     await signOut(page);
     await signIn(page, KIM, KIM_PASSWORD);
     await page.waitForURL((u) => u.pathname === '/');

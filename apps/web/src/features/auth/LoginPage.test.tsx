@@ -13,6 +13,7 @@ import {
   SESSION_ANONYMOUS,
   SESSION_SIGNED_IN,
   setCookie,
+  USER_ME,
 } from '../../test/fetch.ts';
 import { renderRoutes } from '../../test/render.tsx';
 import { fetchSession } from './auth-context.tsx';
@@ -21,9 +22,16 @@ const LOGIN = `POST ${ALLAUTH}/auth/login`;
 const SESSION = `GET ${ALLAUTH}/auth/session`;
 
 /** The real session check over the fake network: anonymous until a login succeeded. */
-function network(login: Handler, { sessionAfterLogin = SESSION_SIGNED_IN }: { sessionAfterLogin?: Reply } = {}) {
+function network(
+  login: Handler,
+  {
+    sessionAfterLogin = SESSION_SIGNED_IN,
+    more = {},
+  }: { sessionAfterLogin?: Reply; more?: Record<string, Handler> } = {},
+) {
   let signedIn = false;
   return mockFetch({
+    ...more,
     [LOGIN]: async (request, n) => {
       const answer = typeof login === 'function' ? await login(request, n) : login;
       signedIn = answer.status === 200;
@@ -183,6 +191,17 @@ describe('Sign in', () => {
       expect(await screen.findByRole('link', { name: 'Begin Chat' })).toBeInTheDocument();
     },
   );
+
+  it.each([
+    [false, '/onboarding'],
+    [true, '/'],
+  ])('a plain sign-in of someone onboarded=%s lands on %s', async (onboarded, landing) => {
+    network(SESSION_SIGNED_IN, { more: { 'GET /api/users/me/': reply(200, { ...USER_ME, onboarded }) } });
+    const { router } = open();
+    await signIn();
+    await waitFor(() => expect(router.state.location.pathname).toBe(landing));
+    expect(router.state.historyAction).toBe('REPLACE');
+  });
 
   it('returns to the page the route guard remembered', async () => {
     network(SESSION_SIGNED_IN);

@@ -11,8 +11,9 @@ import {
   login,
   RATE_LIMITED_MESSAGE,
 } from './allauth.ts';
+import { getMe } from './api.ts';
 import { useAuth } from './auth-context.tsx';
-import { rememberedPath } from './redirect.ts';
+import { landingAfterSignIn, rememberedPath } from './redirect.ts';
 import { validateLogin } from './validation.ts';
 
 export const LOGIN_FAILED = 'Login failed. Please check your credentials.';
@@ -67,7 +68,10 @@ export function LoginPage() {
       // 409: somebody is already signed in in this browser; carry on as after a login.
       if (res.status === 200 || res.status === 409) {
         if (!(await confirmSession())) return fail({ kind: 'error', message: SESSION_NOT_VALID });
-        navigate(rememberedPath(location.search, location.state), { replace: true });
+        const onboarded = async () => (await getMe()).onboarded;
+        navigate(await landingAfterSignIn(rememberedPath(location.search, location.state), onboarded), {
+          replace: true,
+        });
         return;
       }
       if (isUnverified(res)) return fail({ kind: 'unverified', email });

@@ -1,4 +1,4 @@
-import { act, screen, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { routes } from '../../app/routes.tsx';
 import {
@@ -71,7 +71,7 @@ describe('Verify email', () => {
     expect(router.state.location.pathname).toBe('/');
   });
 
-  it('verifies a signed-in user (signup signs the new user in), then goes home without the reminder', async () => {
+  it('verifies a signed-in new user (signup signs them in), then goes on to the onboarding interview', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     let verified = false;
     const { calls } = mockFetch({
@@ -96,8 +96,7 @@ describe('Verify email', () => {
     expect(screen.queryByRole('region', { name: 'Email verification' })).not.toBeInTheDocument();
 
     await act(() => vi.advanceTimersByTimeAsync(2_100));
-    expect(router.state.location.pathname).toBe('/');
-    expect(await screen.findByRole('link', { name: 'Begin Chat' })).toBeInTheDocument();
+    await waitFor(() => expect(router.state.location.pathname).toBe('/onboarding'));
     expect(screen.queryByRole('region', { name: 'Email verification' })).not.toBeInTheDocument();
   });
 
@@ -106,7 +105,9 @@ describe('Verify email', () => {
     const answer = deferred<Reply>();
     mockFetch({
       [`POST ${VERIFY}`]: () => answer.promise,
-      'GET /api/users/me/': (_request, previous) => reply(200, { ...USER_ME, email_verified: previous > 0 }),
+      // Onboarded already: the link leads home.
+      'GET /api/users/me/': (_request, previous) =>
+        reply(200, { ...USER_ME, onboarded: true, email_verified: previous > 0 }),
     });
     const { router } = renderRoutes(routes, { path: '/ana-lima', auth: signedIn });
     expect(await screen.findByRole('region', { name: 'Email verification' })).toBeInTheDocument();
@@ -116,7 +117,7 @@ describe('Verify email', () => {
     answer.resolve(SESSION_SIGNED_IN);
     expect(await screen.findByRole('heading', { name: 'Email Verified!' })).toBeInTheDocument();
     await act(() => vi.advanceTimersByTimeAsync(2_100));
-    expect(router.state.location.pathname).toBe('/');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/'));
     expect(screen.queryByRole('region', { name: 'Email verification' })).not.toBeInTheDocument();
   });
 

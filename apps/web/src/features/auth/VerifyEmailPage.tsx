@@ -2,8 +2,10 @@ import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { StatusCard } from './AuthCard.tsx';
 import { verifyEmail } from './allauth.ts';
+import { getMe } from './api.ts';
 import { useAuth } from './auth-context.tsx';
 import { useEmailVerification } from './email-verification.tsx';
+import { landingAfterSignIn } from './redirect.ts';
 
 export const VERIFY_REDIRECT_MS = 2_000;
 export const VERIFICATION_FAILED = 'Email verification failed';
@@ -53,11 +55,15 @@ export function VerifyEmailPage() {
 
   useEffect(() => {
     if (state.status !== 'success') return;
-    const timer = setTimeout(
-      () => navigate(state.signedIn ? '/' : '/auth/login', { replace: true }),
-      VERIFY_REDIRECT_MS,
-    );
-    return () => clearTimeout(timer);
+    let cancelled = false;
+    const timer = setTimeout(async () => {
+      const to = state.signedIn ? await landingAfterSignIn('/', async () => (await getMe()).onboarded) : '/auth/login';
+      if (!cancelled) navigate(to, { replace: true });
+    }, VERIFY_REDIRECT_MS);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
   }, [state, navigate]);
 
   if (state.status === 'loading') return <StatusCard tone="loading" title="Verifying your email..." />;

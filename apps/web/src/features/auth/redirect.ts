@@ -25,3 +25,17 @@ export function rememberedPath(search: string, state: unknown): string {
   }
   return '/';
 }
+
+/**
+ * Where a sign-in lands: the remembered path; but a plain landing ("/") of someone who has not had
+ * the onboarding interview yet goes to it (once: finishing or skipping it marks the account).
+ */
+export async function landingAfterSignIn(path: string, onboarded: () => Promise<boolean>): Promise<string> {
+  if (path !== '/') return path;
+  try {
+    return (await onboarded()) ? '/' : '/onboarding';
+  } catch {
+    // Unknown: Home, as before.
+    return '/';
+  }
+}
