@@ -198,6 +198,19 @@ describe('Admin page', () => {
     await waitFor(() => expect(network.calls(`GET ${USERS}`).at(-1)?.search).toContain('search=kim'));
   });
 
+  it('an invite used by someone who deleted their account counts the use, without "Nobody yet"', async () => {
+    adminNetwork({
+      [`GET ${INVITES}`]: reply(200, {
+        results: [invite({ uses: 2, used_by: [invite().used_by[0] as never] })],
+        count: 1,
+      }),
+    });
+    renderRoutes(routes, { path: '/admin', auth: signedIn });
+    const row = (await screen.findByText('kim@example.com')).closest('tr') as HTMLElement;
+    expect(within(row).getByText('An account since deleted')).toBeInTheDocument();
+    expect(within(row).queryByText('Nobody yet')).toBeNull();
+  });
+
   it('moves between the tabs with the arrow keys', async () => {
     adminNetwork();
     renderRoutes(routes, { path: '/admin', auth: signedIn });

@@ -330,11 +330,15 @@ function InviteTable({ invites, onRevoke }: { invites: TInvite[]; onRevoke: (i: 
                 )}
               </td>
               <td data-label="Used by" className="admin-used-by">
-                {invite.used_by.length ? (
+                {invite.uses > 0 ? (
                   <div>
                     {invite.used_by.map((u) => (
                       <span key={`${u.email}-${u.used_at}`}>{u.email}</span>
                     ))}
+                    {/* Uses whose accounts were deleted since: counted, with nobody left to name. */}
+                    {invite.uses > invite.used_by.length && (
+                      <span className="admin-none">{deletedAccounts(invite.uses - invite.used_by.length)}</span>
+                    )}
                   </div>
                 ) : (
                   <span className="admin-none">Nobody yet</span>
@@ -359,3 +363,5 @@ function InviteTable({ invites, onRevoke }: { invites: TInvite[]; onRevoke: (i: 
     </div>
   );
 }
+
+const deletedAccounts = (n: number) => (n === 1 ? 'An account since deleted' : `${n} accounts since deleted`);

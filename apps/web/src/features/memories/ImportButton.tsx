@@ -7,6 +7,16 @@ export const IMPORT_INVALID = 'That file is not a Daybook memories export.';
 export const IMPORT_FAILED = 'Failed to import memories. Please try again.';
 const LIMIT_MB = Math.round(MEMORY_IMPORT_BYTES_MAX / 1024 / 1024);
 export const IMPORT_TOO_LARGE = `That file is too large to import: the limit is ${LIMIT_MB} MB.`;
+/** What an import file looks like, for a file that is JSON but not that. */
+export const IMPORT_SHAPE =
+  'Expected the file that "Export" downloads: {"memories": [{"key": "...", "data": "...", "memory_type": "..."}, ...]}, or just the list of memories.';
+const WORDS: Record<string, string> = {
+  string: 'text',
+  number: 'a number',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'an object',
+};
 const MAX_DETAILS = 3;
 
 export const importSummary = ({ created, updated, unchanged }: TMemoryImportResult) =>
@@ -42,12 +52,23 @@ function readExport(text: string): { body: unknown } | ImportProblem {
     return { message: IMPORT_INVALID, details: ['The file is not valid JSON.'] };
   }
   const body = Array.isArray(parsed) ? { memories: parsed } : parsed;
+  const memories = (body as { memories?: unknown } | null)?.memories;
+  if (typeof body !== 'object' || body === null || !Array.isArray(memories))
+    return { message: IMPORT_INVALID, details: [IMPORT_SHAPE] };
   const result = ZMemoryImport.safeParse(body);
   if (result.success) return { body };
   return {
     message: IMPORT_INVALID,
-    details: describe(result.error.issues.map((issue) => [issue.path.join('.'), issue.message])),
+    details: describe(result.error.issues.map((issue) => [issue.path.join('.'), plainWords(issue)])),
   };
+}
+
+/** A field's problem in plain words: the contract's own message, or what the field must be. */
+function plainWords(issue: { code: string; message: string; expected?: unknown }): string {
+  if (issue.code === 'invalid_type' && typeof issue.expected === 'string')
+    return `must be ${WORDS[issue.expected] ?? issue.expected}`;
+  if (issue.code === 'invalid_value' || issue.code === 'invalid_enum_value') return 'is not one of the allowed values';
+  return issue.message.startsWith('Invalid input') ? 'is not valid' : issue.message;
 }
 
 function problemOf(err: unknown): ImportProblem {

@@ -476,7 +476,8 @@ describe('Memories', () => {
 
     it.each([
       ['not JSON', '{oops', 'The file is not valid JSON.'],
-      ['without memories', '{"hello": 1}', 'memories'],
+      ['without memories', '{"hello": 1}', 'Expected the file that "Export" downloads'],
+      ['with a memory of the wrong kind', '{"memories": [{"key": 5, "data": "x"}]}', 'Memory 1 (key): must be text'],
     ])('refuses a file that is %s', async (_name, text, detail) => {
       const { main, calls } = open('/memories', { [LIST]: page([]) });
       await main.findByText('No memories found');

@@ -78,7 +78,12 @@ describe('Research report page', () => {
     // A source that is not a web page is named, never linked.
     expect(within(items[2] as HTMLElement).queryByRole('link')).not.toBeInTheDocument();
     expect(items[2]).toHaveTextContent('Not a page');
-    expect(main.getByText(/Based on 3 pages Daybook read/)).toBeInTheDocument();
+    // The report says how many pages it rests on, and how many could not be read.
+    expect(
+      main.getByText(
+        'Based on 3 pages Daybook read; 1 more could not be read (they refused, were too large, or were not web pages).',
+      ),
+    ).toBeInTheDocument();
     expect(main.getByRole('link', { name: /Back to resources/ })).toHaveAttribute('href', '/resources');
   });
 

@@ -153,11 +153,7 @@ function ResearchBody({ research }: { research: TResearch }) {
   }
   return (
     <>
-      {research.counts.read > 0 && (
-        <p className="research-meta">
-          Based on {research.counts.read} {research.counts.read === 1 ? 'page' : 'pages'} Daybook read.
-        </p>
-      )}
+      {research.counts.read > 0 && <p className="research-meta">{basedOn(research.counts)}</p>}
       <ResearchReportView content={researchContent(research)} mode="full" />
     </>
   );
@@ -197,4 +193,14 @@ function CopyButton({ research }: { research: TResearch }) {
       </span>
     </div>
   );
+}
+
+const pages = (n: number) => `${n} ${n === 1 ? 'page' : 'pages'}`;
+
+/** "Based on 3 pages Daybook read; 1 more could not be read." */
+export function basedOn({ read, failed }: TResearch['counts']): string {
+  const base = `Based on ${pages(read)} Daybook read`;
+  return failed > 0
+    ? `${base}; ${failed} more could not be read (they refused, were too large, or were not web pages).`
+    : `${base}.`;
 }
