@@ -297,6 +297,30 @@ describe('an iCloud calendar in another time zone', () => {
   });
 });
 
+describe('an iCalcreator feed whose VTIMEZONE begins after its older events', () => {
+  // iCalcreator writes a zone's transitions from a date it is given (here the feed's day, June 2024): one
+  // STANDARD and one DAYLIGHT, later onsets as RDATEs (its VtimezonePopulateFactory; output as in its README).
+  const calendar = parseIcs(fixture('icalcreator-berlin.ics'));
+  const startOf = (date: string, title: string) =>
+    timed(calendar.events(dayWindow(date, 'UTC')), title).start.toISOString();
+
+  it("reads dates before the zone's first onset by IANA's rules for Europe/Berlin, winter and summer", () => {
+    expect(startOf('2023-12-05', 'Adventsbasar 2023')).toBe('2023-12-05T08:00:00.000Z');
+    expect(startOf('2023-07-12', 'Sommerfest')).toBe('2023-07-12T17:00:00.000Z');
+    expect(timed(calendar.events(dayWindow('2023-07-12', 'UTC')), 'Sommerfest').end.toISOString()).toBe(
+      '2023-07-12T20:00:00.000Z',
+    );
+    expect(startOf('2024-01-10', 'Chorprobe')).toBe('2024-01-10T18:30:00.000Z');
+    expect(startOf('2024-07-10', 'Chorprobe')).toBe('2024-07-10T17:30:00.000Z');
+  });
+
+  it('reads the dates its VTIMEZONE covers by the file', () => {
+    expect(startOf('2024-12-10', 'Adventsbasar 2024')).toBe('2024-12-10T08:00:00.000Z');
+    expect(startOf('2024-11-13', 'Chorprobe')).toBe('2024-11-13T18:30:00.000Z');
+    expect(startOf('2025-07-09', 'Chorprobe')).toBe('2025-07-09T17:30:00.000Z');
+  });
+});
+
 describe('time zones', () => {
   const at = (tzid: string) =>
     parseIcs(
@@ -365,6 +389,78 @@ describe('time zones', () => {
     } finally {
       ICAL.TimezoneService.remove('Europe/Berlin');
     }
+  });
+
+  /** A VTIMEZONE written from October 2024 on, as iCalcreator does, under another name. */
+  const fromOctober2024 = (tzid: string) =>
+    [
+      'BEGIN:VTIMEZONE',
+      `TZID:${tzid}`,
+      'BEGIN:STANDARD',
+      'DTSTART:20241027T030000',
+      'TZOFFSETFROM:+0200',
+      'TZOFFSETTO:+0100',
+      'RDATE:20251026T030000',
+      'END:STANDARD',
+      'BEGIN:DAYLIGHT',
+      'DTSTART:20250330T020000',
+      'TZOFFSETFROM:+0100',
+      'TZOFFSETTO:+0200',
+      'END:DAYLIGHT',
+      'END:VTIMEZONE',
+    ].join('\r\n');
+
+  it.each(['Customized Time Zone', 'W. Europe Standard Time'])(
+    "reads dates before the first onset of %s (no IANA name) at that onset's TZOFFSETFROM",
+    (tzid) => {
+      const calendar = parseIcs(
+        ics(
+          fromOctober2024(tzid),
+          vevent('w', `DTSTART;TZID=${tzid}:20231205T090000`, 'SUMMARY:Winter'),
+          vevent('s', `DTSTART;TZID=${tzid}:20230712T090000`, 'SUMMARY:Summer'),
+          vevent('c', `DTSTART;TZID=${tzid}:20241210T090000`, 'SUMMARY:Covered'),
+        ),
+      );
+      const startOf = (date: string, title: string) =>
+        timed(calendar.events(dayWindow(date, 'UTC')), title).start.toISOString();
+      // What calendar apps guess for a zone they know only from the file: the offset before its first change.
+      expect(startOf('2023-12-05', 'Winter')).toBe('2023-12-05T07:00:00.000Z');
+      expect(startOf('2023-07-12', 'Summer')).toBe('2023-07-12T07:00:00.000Z');
+      expect(startOf('2024-12-10', 'Covered')).toBe('2024-12-10T08:00:00.000Z');
+    },
+  );
+
+  it("follows the file where it covers a date, even where IANA's rules differ", () => {
+    // Written with rules IANA no longer has (Brazil ended summer time in 2019).
+    const saoPaulo = [
+      'BEGIN:VTIMEZONE',
+      'TZID:America/Sao_Paulo',
+      'BEGIN:DAYLIGHT',
+      'DTSTART:20181104T000000',
+      'TZOFFSETFROM:-0300',
+      'TZOFFSETTO:-0200',
+      'RRULE:FREQ=YEARLY;BYMONTH=11;BYDAY=1SU',
+      'END:DAYLIGHT',
+      'BEGIN:STANDARD',
+      'DTSTART:20190217T000000',
+      'TZOFFSETFROM:-0200',
+      'TZOFFSETTO:-0300',
+      'RRULE:FREQ=YEARLY;BYMONTH=2;BYDAY=3SU',
+      'END:STANDARD',
+      'END:VTIMEZONE',
+    ].join('\r\n');
+    const calendar = parseIcs(
+      ics(
+        saoPaulo,
+        vevent('c', 'DTSTART;TZID=America/Sao_Paulo:20260115T120000', 'SUMMARY:Covered'),
+        vevent('b', 'DTSTART;TZID=America/Sao_Paulo:20180115T120000', 'SUMMARY:Before'),
+      ),
+    );
+    const startOf = (date: string, title: string) =>
+      timed(calendar.events(dayWindow(date, 'UTC')), title).start.toISOString();
+    expect(startOf('2026-01-15', 'Covered')).toBe('2026-01-15T14:00:00.000Z');
+    // Before its first onset, IANA's rules: summer time (-02:00) in January 2018 too.
+    expect(startOf('2018-01-15', 'Before')).toBe('2018-01-15T14:00:00.000Z');
   });
 
   it('moves a wall time in the spring gap forward', () => {

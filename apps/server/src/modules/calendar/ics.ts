@@ -252,8 +252,8 @@ function ianaOffsets(name: string): OffsetAt {
   return (t) => offsetMs(t, name);
 }
 
-/** A TZID that is neither in the calendar nor IANA: older exporters' paths, Windows names, "(UTC+01:00) ...". */
-function knownZone(tzid: string): OffsetAt | null {
+/** A TZID that names an IANA zone, also behind an older exporter's path; else null. */
+function ianaNamed(tzid: string): OffsetAt | null {
   const direct = ianaZone(tzid);
   if (direct) return ianaOffsets(direct);
   // "/mozilla.org/20050126_1/Europe/Berlin", "/softwarestudio.org/Olson_20011030_5/America/New_York"
@@ -264,6 +264,11 @@ function knownZone(tzid: string): OffsetAt | null {
       if (tail) return ianaOffsets(tail);
     }
   }
+  return null;
+}
+
+/** A TZID that is not in the calendar and not IANA's: Windows names, "(UTC+01:00) ...". */
+function otherNamedZone(tzid: string): OffsetAt | null {
   const windows = WINDOWS_ZONES[tzid.trim().toLowerCase()];
   if (windows) {
     const zone = ianaZone(windows);
@@ -327,8 +332,12 @@ function annualOnsets(
   };
 }
 
-/** A VTIMEZONE's offsets from its STANDARD/DAYLIGHT onsets, expanded lazily as far as asked. */
-function vtimezoneOffsets(component: ICAL.Component, budget: Budget): OffsetAt | null {
+/**
+ * A VTIMEZONE's offsets from its STANDARD/DAYLIGHT onsets, expanded lazily as far as asked. The file
+ * says nothing of instants before its first onset: `earlier` answers for them when given, else that
+ * onset's TZOFFSETFROM does (the guess calendar apps make).
+ */
+function vtimezoneOffsets(component: ICAL.Component, budget: Budget, earlier: OffsetAt | null): OffsetAt | null {
   interface Observance {
     from: number;
     to: number;
@@ -436,14 +445,17 @@ function vtimezoneOffsets(component: ICAL.Component, budget: Budget): OffsetAt |
         lo = mid + 1;
       } else hi = mid - 1;
     }
-    return found < 0 ? before : (changes[found]?.offset ?? before);
+    if (found < 0) return earlier ? earlier(t) : before;
+    return changes[found]?.offset ?? before;
   };
 }
 
 /**
  * Resolves TZIDs for one calendar: its own VTIMEZONEs first, then IANA, Windows names, else UTC.
- * Each TZID is resolved once, failures too; past ZONES_MAX distinct ones, new ones are UTC unread
- * (an unknown name costs several Intl lookups, and a feed can hold hundreds of thousands).
+ * Where a VTIMEZONE's TZID is an IANA name, IANA's rules answer for instants before its first onset,
+ * since producers such as iCalcreator write only recent onsets; the file's own onsets still rule after
+ * (Outlook's custom zones). Each TZID is resolved once, failures too; past ZONES_MAX distinct ones,
+ * new ones are UTC unread (an unknown name costs several Intl lookups, and a feed can hold hundreds of thousands).
  */
 function zoneResolver(vtimezones: ICAL.Component[]): (tzid: string) => OffsetAt {
   const budget: Budget = { left: ZONE_STEPS };
@@ -458,13 +470,14 @@ function zoneResolver(vtimezones: ICAL.Component[]): (tzid: string) => OffsetAt 
     if (!zone) {
       if (cache.size >= ZONES_MAX) return UTC;
       const vtz = defined.get(tzid);
+      const iana = ianaNamed(tzid);
       let own: OffsetAt | null = null;
       try {
-        own = vtz ? vtimezoneOffsets(vtz, budget) : null;
+        own = vtz ? vtimezoneOffsets(vtz, budget, iana) : null;
       } catch {
         // An unreadable VTIMEZONE: fall back to the name, as if the file had none.
       }
-      zone = own || knownZone(tzid) || UTC;
+      zone = own || iana || otherNamedZone(tzid) || UTC;
       cache.set(tzid, zone);
     }
     return zone;
