@@ -294,6 +294,41 @@ describe('Dockerfile', () => {
     // No TypeScript at run time.
     expect(runtime.filter((i) => /tsx|\.ts\b/.test(i.args))).toEqual([]);
   });
+
+  it('builds without a compiler: prebuilt binaries come as optional dependencies, which the image keeps', () => {
+    const installs = dockerfile().instructions.filter((i) => i.stage === 'prod-deps' && i.op === 'RUN');
+    expect(installs.map((i) => i.args)).toEqual([
+      'npm ci --omit=dev --legacy-peer-deps --ignore-scripts --no-audit --no-fund',
+    ]);
+    expect(read('Dockerfile')).not.toMatch(/apt-get|node-gyp|g\+\+|python/);
+  });
+
+  it('declares every peer that a production package needs (the image installs without following peers)', () => {
+    type Entry = {
+      dev?: boolean;
+      devOptional?: boolean;
+      dependencies?: Record<string, string>;
+      optionalDependencies?: Record<string, string>;
+      peerDependencies?: Record<string, string>;
+      peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+    };
+    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, Entry> };
+    const production = Object.entries(lock.packages).filter(([, p]) => !p.dev && !p.devOptional);
+    const installed = new Set(
+      production.flatMap(([, p]) => [
+        ...Object.keys(p.dependencies ?? {}),
+        ...Object.keys(p.optionalDependencies ?? {}),
+      ]),
+    );
+    const missing = production.flatMap(([where, p]) =>
+      Object.keys(p.peerDependencies ?? {})
+        // Type packages are not needed at run time.
+        .filter((peer) => !p.peerDependenciesMeta?.[peer]?.optional && !peer.startsWith('@types/'))
+        .filter((peer) => !installed.has(peer))
+        .map((peer) => `${where} needs ${peer}`),
+    );
+    expect(missing).toEqual([]);
+  });
 });
 
 // ---- The image's files, run natively ---------------------------------------------------------------

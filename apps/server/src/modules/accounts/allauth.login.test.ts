@@ -1,8 +1,8 @@
 // behaviours.md "Login" items.
-import argon2 from 'argon2';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PASSWORD, randomIp, signedInUser, signUp, uniqueEmail } from '../../test/factories.ts';
 import { Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
+import { argon2id } from './passwords.ts';
 
 const API = '/_allauth/browser/v1';
 let t: TestApp;
@@ -173,7 +173,7 @@ describe('login', () => {
 });
 
 describe('login hardening (issue 10)', () => {
-  const verifications = () => vi.spyOn(argon2, 'verify');
+  const verifications = () => vi.spyOn(argon2id, 'verify');
   afterEach(() => vi.restoreAllMocks());
 
   it('an unknown address costs one password check, like a known one', async () => {
@@ -210,8 +210,8 @@ describe('login hardening (issue 10)', () => {
     const gate = new Promise<void>((resolve) => {
       open = resolve;
     });
-    const real = argon2.verify.bind(argon2);
-    const verify = vi.spyOn(argon2, 'verify').mockImplementation(async (...args) => {
+    const real = argon2id.verify.bind(argon2id);
+    const verify = vi.spyOn(argon2id, 'verify').mockImplementation(async (...args) => {
       await gate;
       return real(...args);
     });

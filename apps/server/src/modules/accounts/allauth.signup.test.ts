@@ -1,8 +1,8 @@
 // behaviours.md "Signup" items, and invites at signup (allauth endpoint and product endpoint).
-import argon2 from 'argon2';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createInvite, PASSWORD, randomIp, signedInUser, uniqueEmail } from '../../test/factories.ts';
 import { Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
+import { argon2id } from './passwords.ts';
 
 const API = '/_allauth/browser/v1';
 let t: TestApp;
@@ -231,7 +231,7 @@ describe('signup with a taken address (issue 10)', () => {
 
   it('the allauth signup hashes the password whether or not the address is taken', async () => {
     const { email } = await signedInUser(t);
-    const hash = vi.spyOn(argon2, 'hash');
+    const hash = vi.spyOn(argon2id, 'hash');
     const taken = await new Browser(t.app, { ip: randomIp() }).post(`${API}/auth/signup`, {
       email,
       password: 'another password 1',
