@@ -40,6 +40,8 @@ interface Proc {
 let dbUrl = '';
 let dropDb: () => Promise<void> = async () => {};
 let fake: FakeOpenAI;
+/** Reports are not written while set: researches stay at their writing step. */
+let holdReports = false;
 let search: FakeSearch;
 let site: FakeSite;
 let smtp: TestSmtp;
@@ -269,6 +271,7 @@ describe.runIf(onPostgres)('the compose topology, natively', () => {
       const tool = req.tools?.[0]?.function.name;
       if (tool === 'plan_research') return { text: JSON.stringify({ queries: ['e-bike commute tips'] }) };
       if (tool === 'write_report') {
+        if (holdReports) return { stall: true };
         const prompt = req.messages.map((m) => m.content).join('\n');
         const urls = [...prompt.matchAll(/^URL: (.+)$/gm)].map((m) => m[1] as string);
         return {
@@ -345,7 +348,7 @@ describe.runIf(onPostgres)('the compose topology, natively', () => {
     const tabA = await openTab(a, admin);
     const tabB = await openTab(b, admin);
     tabA.say('/research e-bike commuting');
-    const done = await tabB.next(text('task_notification_final', /research/i), 30_000);
+    const done = await tabB.next((e) => e.message_type === 'research' && e.research.stage === 'done', 30_000);
     expect(done).toBeTruthy();
     const report = await tabB.next((e) => e.message_type === 'markdown' && /e-bike/i.test(e.raw_text), 30_000);
     expect(report).toBeTruthy();
@@ -353,6 +356,29 @@ describe.runIf(onPostgres)('the compose topology, natively', () => {
     expect(resources.body.some((r: { resource_type: string }) => r.resource_type === 'research')).toBe(true);
     tabA.ws.close();
     tabB.ws.close();
+  });
+
+  it('a Cancel on B stops the research the worker runs, at once', async () => {
+    holdReports = true;
+    try {
+      const tabA = await openTab(a, admin);
+      const tabB = await openTab(b, admin);
+      const abandoned = fake.abandoned;
+      tabA.say('/research folding bikes on trains');
+      const writing = await tabB.next((e) => e.message_type === 'research' && e.research.stage === 'writing', 30_000);
+      if (writing.message_type !== 'research') throw new Error('not a card');
+      tabB.ws.send(JSON.stringify({ message_type: 'cancel_research', id: writing.research.id }));
+      await tabA.next((e) => e.message_type === 'research' && e.research.stage === 'cancelled', 10_000);
+      // The worker gave up the model call it was waiting on: the run is over, not left to time out.
+      await until(
+        () => 'the held model call to be abandoned',
+        async () => fake.abandoned > abandoned,
+      );
+      tabA.ws.close();
+      tabB.ws.close();
+    } finally {
+      holdReports = false;
+    }
   });
 
   it("serves the worker's own metrics on its port, behind the token", async () => {

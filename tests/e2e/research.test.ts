@@ -1,5 +1,6 @@
-// Web research in Chromium against the real server: /research in the chat, the task notifications
-// while it runs, chatting meanwhile, the cited report in the chat, its own page, and the history list.
+// Web research in Chromium against the real server: /research in the chat, its card while it runs
+// (after a reload too), chatting meanwhile, the cited report in the chat, its own page, the history
+// list, and Cancel.
 // Search is a local SearXNG-compatible server, pages come from a local site, the model is the fake.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,12 +129,24 @@ describe('web research', () => {
       .locator('strong', { hasText: QUERY })
       .waitFor({ timeout: 20_000 });
 
-    // The newest two steps show in the stack; the slow page holds it at "Reading".
-    const stack = page.getByRole('list', { name: 'Assistant activity' });
-    await stack.getByText('Reading 3 sources…', { exact: true }).waitFor({ timeout: 30_000 });
-    await stack.getByText(`Searching: ${QUERY} · e-bike commute tips · e-bike battery`, { exact: true }).waitFor();
+    // Its card shows where it stands; the slow page holds it at "Reading", two pages of three read.
+    const card = page.getByRole('region', { name: `Researching ${QUERY}` });
+    await card.getByText('Reading pages: 2 of 3', { exact: true }).waitFor({ timeout: 30_000 });
+    const searches = card.getByRole('list', { name: 'Searches' }).getByRole('listitem');
+    expect(await searches.allTextContents()).toEqual([QUERY, 'e-bike commute tips', 'e-bike battery']);
     await expectAccessible(page, 'research-running');
     await screenshot(page, 'research-running');
+    // A reload, or another tab, shows the same card.
+    await page.reload();
+    await card.getByText('Reading pages: 2 of 3', { exact: true }).waitFor({ timeout: 20_000 });
+    await openChat(phone);
+    await phone
+      .getByRole('region', { name: `Researching ${QUERY}` })
+      .getByText('Reading pages: 2 of 3', { exact: true })
+      .waitFor({ timeout: 20_000 });
+    expect(await noSideScroll(phone)).toBe(true);
+    await screenshot(phone, 'research-running');
+    await openChat(page);
 
     // Chatting goes on meanwhile, and is answered before the report.
     await send(page, 'Should I ride in the rain?');
@@ -165,8 +178,8 @@ describe('web research', () => {
       site.url(ARTICLES[1] as string),
     );
     expect(await noSideScroll(page)).toBe(true);
-    // The finished stack clears by itself; the picture shows the report's sources and actions.
-    await page.getByRole('list', { name: 'Assistant activity' }).waitFor({ state: 'detached', timeout: 20_000 });
+    // The report took the card's place.
+    expect(await card.count()).toBe(0);
     await report.getByRole('link', { name: 'Open report' }).scrollIntoViewIfNeeded();
     await expectAccessible(page, 'research-chat-report');
     await screenshot(page, 'research-chat-report');
@@ -223,6 +236,40 @@ describe('web research', () => {
       await item.getByRole('link', { name: 'View Report' }).click();
       await on.waitForURL((u) => u.pathname === reportPath);
       await on.locator('.research-query', { hasText: TITLE }).waitFor({ timeout: 20_000 });
+    }
+  });
+
+  it('Cancel stops a research: every tab says so, and its page and the history agree', {
+    timeout: 120_000,
+  }, async () => {
+    site.setDelay(SLOW_PAGE, 60_000);
+    try {
+      await openChat(page);
+      await openChat(phone);
+      await send(page, '/research folding bikes on trains');
+      const card = page.getByRole('region', { name: 'Researching folding bikes on trains' });
+      await card.getByText('Reading pages: 2 of 3', { exact: true }).waitFor({ timeout: 30_000 });
+      await card.getByRole('button', { name: 'Cancel' }).click();
+      await card.waitFor({ state: 'detached', timeout: 20_000 });
+      for (const on of [page, phone]) {
+        const note = on.locator('.chat-research-note', {
+          hasText: 'You cancelled the research on "folding bikes on trains".',
+        });
+        await note.waitFor({ timeout: 20_000 });
+        expect(await on.getByRole('region', { name: /folding bikes/ }).count()).toBe(0);
+        await expectAccessible(on, 'research-cancelled');
+        await screenshot(on, 'research-cancelled');
+      }
+      await page
+        .locator('.chat-research-note', { hasText: 'folding bikes on trains' })
+        .getByRole('link', { name: 'Details' })
+        .click();
+      await page.getByRole('heading', { name: 'This research was cancelled' }).waitFor({ timeout: 20_000 });
+      await page.goto(`${app.baseUrl}/resources`);
+      const item = page.getByRole('article', { name: 'Folding bikes on trains' });
+      await item.getByText('Cancelled', { exact: true }).waitFor({ timeout: 20_000 });
+    } finally {
+      site.setDelay(SLOW_PAGE, 0);
     }
   });
 });

@@ -43,6 +43,8 @@ export interface FakeOpenAI {
   embeddings: Array<{ model: string; input: string[] }>;
   /** Per request, in the order of `requests`. */
   timings: Timing[];
+  /** Requests whose client went away before the answer was written (it gave up, or was stopped). */
+  readonly abandoned: number;
   /** How chat replies (stream: true) are answered; default: "You said: <last message>". */
   onChat(fn: (req: CompletionRequest) => Script): void;
   /** How tool and structured-output calls (memory extraction) are answered; default: no operations. A tool call's arguments are the script's text. */
@@ -93,6 +95,7 @@ export async function startFakeOpenAI(
   let chat: (req: CompletionRequest) => Script = (req) => ({ text: `You said: ${lastUser(req)}`, chunks: 3 });
   let json: (req: CompletionRequest) => Script = () => ({ text: '{"operations":[]}' });
   const stalled: ServerResponse[] = [];
+  let abandoned = 0;
 
   async function answer(req: IncomingMessage, res: ServerResponse) {
     let raw = '';
@@ -123,6 +126,9 @@ export async function startFakeOpenAI(
     timings.push(timing);
     res.on('finish', () => {
       timing.finishedAt = performance.now();
+    });
+    res.on('close', () => {
+      if (!res.writableFinished) abandoned++;
     });
     // Streamed requests are chat replies even when they offer tools; the others are structured calls.
     const structured = Boolean(body.response_format || (body.tools?.length && !body.stream));
@@ -211,6 +217,9 @@ export async function startFakeOpenAI(
     requests,
     embeddings,
     timings,
+    get abandoned() {
+      return abandoned;
+    },
     onChat: (fn) => {
       chat = fn;
     },

@@ -569,21 +569,16 @@ function setUpResearch(
       await app.jobs.send(RESEARCH_QUEUE, { id }, delayMs ? { startAfter: Math.ceil(delayMs / 1000) } : {});
     },
     events: {
-      progress: (userId, text, final) =>
-        hub.publish(userId, 'chat', {
-          author_type: 'system',
-          message_type: final ? 'task_notification_final' : 'task_notification',
-          raw_text: text,
-          message_id: null,
-          timestamp: clock.now().toISOString(),
-        }),
+      card: (userId, card) => hub.publish(userId, 'chat', { message_type: 'research', research: card }),
       posted: (message) => hub.publish(message.userId, 'chat', presentMessage(message)),
+      cancelled: (id) => hub.cancelResearch(id),
     },
     clock,
     log,
     dailyLimit: config.research.dailyLimit,
     ...timing,
   });
+  hub.onResearchCancel((id) => research.stopRun(id));
   // The research row drives retries and takes over after crashes (see the sweeper), so the job
   // itself never retries; it expires long after any research would have finished.
   app.jobs.define<{ id: number }>(

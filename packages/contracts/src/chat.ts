@@ -2,6 +2,7 @@
 // HTTP. Every message type is defined here once; server and web parse with these schemas.
 import { z } from 'zod';
 import { thousands, ZRowId } from './common.ts';
+import { ZResearchCard } from './research.ts';
 
 export const CHAT_TEXT_MAX = 8000;
 export const CHAT_HISTORY_SIZE = 50;
@@ -75,6 +76,8 @@ export const ZHistoryEvent = z.object({
    * thinking, or they wait their turn), oldest first.
    */
   answering: z.array(z.number().int()).optional(),
+  /** Additive: the user's researches asked for in the chat that have not ended, oldest first. */
+  researches: z.array(ZResearchCard).optional(),
 });
 
 /** A piece of an assistant reply while it is generated; the final `markdown` message carries the same stream_id. */
@@ -121,7 +124,20 @@ export const ZQueuedEvent = z.object({
   raw_text: z.string(),
 });
 
-export const ZServerEvent = z.union([ZChatMessage, ZHistoryEvent, ZStreamEvent, ZErrorEvent, ZQueuedEvent]);
+/**
+ * Additive: a research asked for in the chat moved on (a step of its run, or its end). Its outcome
+ * then arrives as a message: the research_report, or a system_message whose url is the research's page.
+ */
+export const ZResearchEvent = z.object({ message_type: z.literal('research'), research: ZResearchCard });
+
+export const ZServerEvent = z.union([
+  ZChatMessage,
+  ZHistoryEvent,
+  ZStreamEvent,
+  ZErrorEvent,
+  ZQueuedEvent,
+  ZResearchEvent,
+]);
 export type TServerEvent = z.infer<typeof ZServerEvent>;
 
 // ---- client → server ----
@@ -161,8 +177,22 @@ export const ZRegenerateRequest = z.object({
 });
 export type TRegenerateRequest = z.infer<typeof ZRegenerateRequest>;
 
+/**
+ * Additive: cancels the user's research `id` (asked for in the chat) while it waits or runs. Every
+ * tab then gets its card as cancelled, and the chat a note. One that ended, or is not theirs, is left as it is.
+ */
+export const ZCancelResearchRequest = z.object({
+  message_type: z.literal('cancel_research'),
+  id: z.number().int().positive(),
+});
+
 /** Everything a client sends. */
-export const ZClientEvent = z.discriminatedUnion('message_type', [ZClientMessage, ZStopRequest, ZRegenerateRequest]);
+export const ZClientEvent = z.discriminatedUnion('message_type', [
+  ZClientMessage,
+  ZStopRequest,
+  ZRegenerateRequest,
+  ZCancelResearchRequest,
+]);
 export type TClientEvent = z.infer<typeof ZClientEvent>;
 
 // ---- HTTP: older history ----

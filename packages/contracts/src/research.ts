@@ -6,7 +6,7 @@ export const RESEARCH_QUERY_MAX = 300;
 /** Pages one research reads at most. */
 export const RESEARCH_MAX_PAGES = 15;
 
-export const ZResearchStatus = z.enum(['queued', 'running', 'done', 'failed']);
+export const ZResearchStatus = z.enum(['queued', 'running', 'done', 'failed', 'cancelled']);
 export type TResearchStatus = z.infer<typeof ZResearchStatus>;
 
 export const ZResearchSource = z.object({ url: z.string(), title: z.string() });
@@ -51,3 +51,44 @@ export const ZResearch = z.object({
   counts: ZResearchCounts,
 });
 export type TResearch = z.infer<typeof ZResearch>;
+
+/**
+ * Where a research asked for in the chat stands, as its card in the chat shows it: waiting its turn,
+ * each step of a run, then how it ended. A reload or another tab gets the same card.
+ */
+export const ZResearchStage = z.enum([
+  'queued',
+  'planning',
+  'searching',
+  'reading',
+  'writing',
+  'done',
+  'failed',
+  'cancelled',
+]);
+export type TResearchStage = z.infer<typeof ZResearchStage>;
+
+export const ZResearchCard = z.object({
+  id: z.number().int(),
+  query: z.string(),
+  stage: ZResearchStage,
+  /** The searches it runs (from `searching` on). */
+  queries: z.array(z.string()),
+  /** Pages read so far of those found (from `reading` on); null before. */
+  pages: z.object({ done: z.number().int().nonnegative(), total: z.number().int().nonnegative() }).nullable(),
+  /** Why it failed, in words for the user; null unless failed. */
+  error: z.string().nullable(),
+  /** Waiting to try again after a run failed in a way a retry can help with (or was interrupted). */
+  retrying: z.boolean(),
+  /** Grows with every change: of two cards of one research, the higher is the newer. */
+  version: z.number().int().nonnegative(),
+  created: z.string(),
+});
+export type TResearchCard = z.infer<typeof ZResearchCard>;
+
+/** Stages after which a research does nothing more. */
+export const RESEARCH_ENDED: readonly TResearchStage[] = ['done', 'failed', 'cancelled'];
+
+/** What the chat says when the user cancelled a research (the web app tells it from a failure by its start). */
+export const RESEARCH_CANCELLED_LEAD = 'You cancelled the research on ';
+export const researchCancelledText = (query: string) => `${RESEARCH_CANCELLED_LEAD}"${query}".`;

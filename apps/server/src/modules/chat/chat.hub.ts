@@ -52,6 +52,7 @@ export function createChatHub(bus?: RealtimeBus, now: () => number = Date.now) {
   // its text so far, by user and stream id: a tab that connects mid-answer gets it with its history.
   const streams = new Map<number, Map<string, LiveStream>>();
   const stopHandlers: StopHandler[] = [];
+  const cancelHandlers: Array<(researchId: number) => void> = [];
   // Human messages whose answer has not begun yet, by user and message id, with the same reach: a tab
   // that connects then shows that Daybook is replying. Filled by the message's echo, or by a
   // Regenerate or Retry of it (awaitAnswer).
@@ -109,7 +110,13 @@ export function createChatHub(bus?: RealtimeBus, now: () => number = Date.now) {
       }
       return;
     }
-    if (event.message_type === 'history' || event.message_type === 'queued' || event.message_type === 'error') return;
+    if (
+      event.message_type === 'history' ||
+      event.message_type === 'queued' ||
+      event.message_type === 'error' ||
+      event.message_type === 'research'
+    )
+      return;
     const mine = streams.get(userId);
     if (!mine || (event.stream_id === undefined && event.reply_to === undefined)) return;
     // The final message (or a note in the answer's place) ends it.
@@ -146,6 +153,7 @@ export function createChatHub(bus?: RealtimeBus, now: () => number = Date.now) {
     else if (event.type === 'chat-awaiting' && event.awaiting)
       markAwaiting(event.userId, event.channel, event.messageId);
     else if (event.type === 'chat-awaiting') unmarkAwaiting(event.userId, event.messageId, event.channel);
+    else if (event.type === 'research-cancel') for (const handler of cancelHandlers) handler(event.researchId);
     else if (event.type === 'sessions-ended') local.endSessions(event.ended);
     else local.updateUser(event.userId, event.settings);
   };
@@ -184,6 +192,13 @@ export function createChatHub(bus?: RealtimeBus, now: () => number = Date.now) {
     },
     onStop(handler: StopHandler) {
       stopHandlers.push(handler);
+    },
+    /** A research was cancelled: every instance hears it, the one running it stops. */
+    cancelResearch(researchId: number) {
+      send({ type: 'research-cancel', researchId });
+    },
+    onResearchCancel(handler: (researchId: number) => void) {
+      cancelHandlers.push(handler);
     },
     /**
      * The user's message is to be answered again (Regenerate, Retry): it has no echo, so every instance

@@ -227,6 +227,7 @@ export default async function chatRoutes(
       // zero times, and the client merges by message_id.
       joined = true;
       const history = await chat.history(user.id, channel, 50);
+      const researches = channel === 'chat' ? await chat.activeResearches(user.id) : [];
       // Read with the history's sending, in one go: no piece of an answer goes missing or comes twice.
       const streams = hub.liveStreams(user.id, channel);
       const answering = hub.answering(user.id, channel);
@@ -239,6 +240,7 @@ export default async function chatRoutes(
             has_more: history.has_more,
             ...(streams.length ? { streams } : {}),
             ...(answering.length ? { answering } : {}),
+            ...(researches.length ? { researches } : {}),
           }),
         );
     } catch (err) {

@@ -11,6 +11,7 @@ import {
   ONBOARDING_FINISHED,
   type TCalendarDay,
   type TChatMessage,
+  type TResearchCard,
   type TServerEvent,
   ZClientEvent,
   ZLocalDate,
@@ -93,6 +94,8 @@ export interface ResearchPort {
     options: { requestMessageId?: number | null },
   ): Promise<{ research: { query: string }; ahead: number } | { refused: string }>;
   unavailable(): string | null;
+  cancel(userId: number, id: number): Promise<void>;
+  activeCards(userId: number): Promise<TResearchCard[]>;
 }
 
 /** The chat's answer when a research was asked for. */
@@ -780,6 +783,9 @@ export function createChatService(deps: {
       const { rows, hasMore } = await repo.page(userId, channel, limit, before);
       return { results: rows.map((r) => presentMessage(r)), has_more: hasMore };
     },
+    /** The cards of the user's researches that have not ended (the chat's history carries them). */
+    activeResearches: (userId: number): Promise<TResearchCard[]> =>
+      research ? research.activeCards(userId) : Promise.resolve([]),
     /** The history endpoint's page, as JSON text (see ChatRepo.pageJson). */
     async historyJson(userId: number, channel: Channel, limit: number, before?: number) {
       const { results, hasMore } = await repo.pageJson(userId, channel, limit, before);
@@ -804,6 +810,10 @@ export function createChatService(deps: {
         return null;
       }
       if (parsed.data.message_type === 'regenerate') return answerAgain(user, channel, parsed.data.reply_to);
+      if (parsed.data.message_type === 'cancel_research') {
+        if (channel === 'chat') await research?.cancel(user.id, parsed.data.id);
+        return null;
+      }
       // PostgreSQL text cannot hold NUL characters (see plugins/input.ts).
       const text = withoutNul(parsed.data.raw_text).trim();
       if (!text) return refuse('empty_message', 'Type a message before sending.');

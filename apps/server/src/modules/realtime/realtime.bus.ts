@@ -23,7 +23,9 @@ export type RealtimeEvent =
   /** The user stopped an answer: the instance writing it ends it (see chat.hub.ts). */
   | { type: 'chat-stop'; userId: number; channel: Channel; replyTo?: number; at?: number }
   /** A message is to be answered again, or that answer will not come: tabs that connect show it (see chat.hub.ts). */
-  | { type: 'chat-awaiting'; userId: number; channel: Channel; messageId: number; awaiting: boolean };
+  | { type: 'chat-awaiting'; userId: number; channel: Channel; messageId: number; awaiting: boolean }
+  /** A research was cancelled: the process running it stops at once (see research.service.ts). */
+  | { type: 'research-cancel'; researchId: number };
 
 export interface RealtimeBus {
   readonly kind: 'memory' | 'postgres' | 'redis';

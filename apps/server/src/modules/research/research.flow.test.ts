@@ -1,7 +1,15 @@
 // Research end to end over real sockets and HTTP: the real app, a real job queue on the test
 // database, a local SearXNG-compatible server, a local site of pages read through the safe fetcher,
 // and the fake model planning and writing.
-import { type TServerEvent, ZChatHistoryPage, ZResearch, ZResearchReport, ZResourceList } from '@daybook/contracts';
+import {
+  type TResearchCard,
+  type TResearchStage,
+  type TServerEvent,
+  ZChatHistoryPage,
+  ZResearch,
+  ZResearchReport,
+  ZResourceList,
+} from '@daybook/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type CompletionRequest,
@@ -87,6 +95,24 @@ const isText = (kind: string, text: string | RegExp) => (e: TServerEvent) =>
   'raw_text' in e &&
   (typeof text === 'string' ? e.raw_text === text : text.test(e.raw_text));
 
+/** The next card of a research at `stage` this tab got. */
+async function cardAt(c: Client, stage: TResearchStage, timeoutMs = 10_000): Promise<TResearchCard> {
+  const event = await c.next((e) => e.message_type === 'research' && e.research.stage === stage, timeoutMs);
+  if (event.message_type !== 'research') throw new Error('not a card');
+  return event.research;
+}
+
+/** The failure as the chat shows it: the card, then the note in its place that links to the research. */
+async function failureOf(c: Client, query: string) {
+  const card = await cardAt(c, 'failed', 20_000);
+  expect(card.query).toBe(query);
+  const note = await c.next(type('system_message'), 5000);
+  if (note.message_type !== 'system_message') throw new Error('not a note');
+  expect(note.url).toBe(`/resources/research/${card.id}`);
+  expect(note.raw_text).toBe(`I could not finish the research on "${query}". ${card.error}`);
+  return { card, note };
+}
+
 async function reportOf(c: Client, timeoutMs = 20_000) {
   const message = await c.next(type('research_report'), timeoutMs);
   if (message.message_type !== 'research_report') throw new Error('not a report');
@@ -102,17 +128,24 @@ describe('research from the chat', () => {
       raw_text: expect.stringContaining("I'm researching **the best e-bikes for commuting** now"),
     });
     for (const c of [tab, other]) {
-      await c.next(isText('task_notification', 'Planning the research…'), 10_000);
-      await c.next(
-        isText('task_notification', /^Searching: the best e-bikes for commuting · e-bike commute tips/),
-        10_000,
-      );
-      await c.next(isText('task_notification', 'Reading 3 sources…'), 10_000);
-      await c.next(isText('task_notification', 'Writing the report…'), 10_000);
-      await c.next(isText('task_notification_final', 'Research finished: The best e-bikes for commuting'), 10_000);
+      expect(await cardAt(c, 'queued')).toMatchObject({ query: 'the best e-bikes for commuting', retrying: false });
+      await cardAt(c, 'planning');
+      expect((await cardAt(c, 'searching')).queries).toEqual([
+        'the best e-bikes for commuting',
+        'e-bike commute tips',
+        'e-bike battery',
+      ]);
+      expect((await cardAt(c, 'reading')).pages).toEqual({ done: 0, total: 3 });
+      expect((await cardAt(c, 'writing')).pages).toEqual({ done: 3, total: 3 });
+      expect(await cardAt(c, 'done')).toMatchObject({ error: null });
     }
     const report = await reportOf(tab);
     expect(await reportOf(other)).toEqual(report);
+    // Every tab saw each page counted, in order: no card is older than the one before it.
+    for (const c of [tab, other]) {
+      const reading = c.events.filter((e) => e.message_type === 'research' && e.research.stage === 'reading');
+      expect(reading.map((e) => e.message_type === 'research' && e.research.pages?.done)).toEqual([1, 2, 3]);
+    }
     expect(report.query).toBe('the best e-bikes for commuting');
     // Every source is a page that was read, numbered as cited.
     expect(report.sources.map((s) => new URL(s.url).pathname).sort()).toEqual([...ARTICLES].sort());
@@ -210,11 +243,8 @@ describe('research from the chat', () => {
     const { browser } = await signedInUser(t);
     const tab = await chatting(browser);
     tab.say('/research battery care');
-    await tab.next(isText('task_notification_final', 'Research failed: Battery care'), 20_000);
-    const note = await tab.next(type('system_message'), 5000);
-    expect(note.message_type === 'system_message' && note.raw_text).toBe(
-      `I could not finish the research on "battery care". ${FAILURES.malformed}`,
-    );
+    const { card } = await failureOf(tab, 'battery care');
+    expect(card.error).toBe(FAILURES.malformed);
     // Through the tool, once more told what was wrong, then through a JSON schema response format.
     expect(writes).toBe(3);
     const retry = fake.requests.filter((r) => r.tools?.[0]?.function.name === 'write_report').at(-1);
@@ -248,11 +278,8 @@ describe('research from the chat', () => {
     const { browser } = await signedInUser(t);
     const tab = await chatting(browser);
     tab.say('/research bike maps');
-    await tab.next(isText('task_notification_final', 'Research failed: Bike maps'), 20_000);
-    const note = await tab.next(type('system_message'), 5000);
-    expect(note.message_type === 'system_message' && note.raw_text).toBe(
-      `I could not finish the research on "bike maps". This server's model cannot write reports in the format Daybook needs.`,
-    );
+    const { card } = await failureOf(tab, 'bike maps');
+    expect(card.error).toBe("This server's model cannot write reports in the format Daybook needs.");
     // A forced tool call, a JSON schema response format, then the schema spelled out in the prompt.
     const writes = fake.requests.slice(-3);
     expect(writes[0]?.tool_choice).toEqual({ type: 'function', function: { name: 'write_report' } });
@@ -271,11 +298,8 @@ describe('research from the chat', () => {
     const { browser } = await signedInUser(t);
     const tab = await chatting(browser);
     tab.say('/research bike routes');
-    await tab.next(isText('task_notification_final', 'Research failed: Bike routes'), 20_000);
-    const note = await tab.next(type('system_message'), 5000);
-    expect(note.message_type === 'system_message' && note.raw_text).toBe(
-      `I could not finish the research on "bike routes". ${FAILURES.model('credentials', 'write')}`,
-    );
+    const { card } = await failureOf(tab, 'bike routes');
+    expect(card.error).toBe(FAILURES.model('credentials', 'write'));
     expect(FAILURES.model('credentials', 'write')).toBe(
       "The assistant model refused this server's credentials, so it could not write the report. Whoever runs this Daybook needs to check its model settings.",
     );
@@ -343,6 +367,105 @@ describe('research from the chat', () => {
     } finally {
       site.setDelay('/articles/e-bike-commuting', 0);
     }
+  });
+});
+
+describe('a research in progress', () => {
+  /** Holds every report's writing until the test ends it: the research stays at its last step. */
+  const holdWriting = () =>
+    fake.onJson((req) => (structuredName(req) === 'write_report' ? { stall: true } : scriptedAnswer(req)));
+
+  /** Polls until `check` holds, or fails at the deadline. */
+  async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  it('a tab opened mid-research shows where it stands; Cancel stops it and every tab says so', async () => {
+    holdWriting();
+    const { browser } = await signedInUser(t);
+    const tab = await chatting(browser);
+    tab.say('/research winter tyres for bikes');
+    const writing = await cardAt(tab, 'writing', 15_000);
+
+    // A reload: the new tab's history carries the card as it is now.
+    const reloaded = await connect(chatApp.wsBase, browser);
+    const history = await reloaded.next(type('history'));
+    expect(history.message_type === 'history' && history.researches).toEqual([writing]);
+    expect(writing).toMatchObject({
+      query: 'winter tyres for bikes',
+      stage: 'writing',
+      pages: { done: 3, total: 3 },
+      queries: ['winter tyres for bikes', 'e-bike commute tips', 'e-bike battery'],
+    });
+
+    const abandoned = fake.abandoned;
+    reloaded.send({ message_type: 'cancel_research', id: writing.id });
+    for (const c of [tab, reloaded]) {
+      expect(await cardAt(c, 'cancelled')).toMatchObject({ id: writing.id, error: null });
+      expect(await c.next(type('system_message'))).toMatchObject({
+        raw_text: 'You cancelled the research on "winter tyres for bikes".',
+        url: `/resources/research/${writing.id}`,
+      });
+    }
+    // The run stopped: the model call it was waiting on was given up at once.
+    await until(() => fake.abandoned > abandoned, 'the held model call is abandoned');
+    const detail = ZResearch.parse((await browser.get(`/api/web-research/${writing.id}/`)).json());
+    expect(detail).toMatchObject({ status: 'cancelled', error: null, report: null });
+    const list = ZResourceList.parse((await browser.get('/api/resources/')).json());
+    expect(list[0]).toMatchObject({ id: writing.id, status: 'cancelled' });
+
+    // Cancelled for good: a second Cancel posts nothing, and a new tab shows no card.
+    tab.events.splice(0);
+    tab.send({ message_type: 'cancel_research', id: writing.id });
+    tab.say('hello');
+    await tab.next(isText('markdown', 'You said: hello'), 10_000);
+    expect(tab.events.filter((e) => e.message_type === 'system_message' || e.message_type === 'research')).toEqual([]);
+    const later = await connect(chatApp.wsBase, browser);
+    const after = await later.next(type('history'));
+    expect(after.message_type === 'history' && after.researches).toBeUndefined();
+    for (const c of [tab, reloaded, later]) c.ws.close();
+  });
+
+  it("a queued research can be cancelled and the next one starts; another user's Cancel changes nothing", async () => {
+    holdWriting();
+    const owner = await signedInUser(t);
+    const tab = await chatting(owner.browser);
+    tab.say('/research first held topic');
+    const first = await cardAt(tab, 'writing', 15_000);
+    // Only what comes from here on.
+    tab.events.splice(0);
+    tab.say('/research second held topic');
+    const second = await cardAt(tab, 'queued');
+    expect(second.query).toBe('second held topic');
+    tab.say('/research third held topic');
+    const third = await cardAt(tab, 'queued');
+
+    // Another user names the owner's researches: nothing happens to them.
+    const stranger = await signedInUser(t);
+    const theirs = await chatting(stranger.browser);
+    theirs.send({ message_type: 'cancel_research', id: first.id });
+    theirs.send({ message_type: 'cancel_research', id: second.id });
+    theirs.say('are you there?');
+    await theirs.next(isText('markdown', 'You said: are you there?'), 10_000);
+    const states = await t.database.db.query<{ status: string }>(
+      'SELECT status FROM researches WHERE id = ANY($1) ORDER BY id',
+      [[first.id, second.id]],
+    );
+    expect(states.map((r) => r.status)).toEqual(['running', 'queued']);
+
+    // The owner cancels the second while it waits, then the first while it runs: the third starts.
+    tab.send({ message_type: 'cancel_research', id: second.id });
+    expect((await cardAt(tab, 'cancelled')).id).toBe(second.id);
+    tab.send({ message_type: 'cancel_research', id: first.id });
+    expect((await cardAt(tab, 'cancelled')).id).toBe(first.id);
+    expect((await cardAt(tab, 'planning', 15_000)).id).toBe(third.id);
+    tab.send({ message_type: 'cancel_research', id: third.id });
+    await cardAt(tab, 'cancelled');
+    for (const c of [tab, theirs]) c.ws.close();
   });
 });
 
@@ -523,7 +646,7 @@ describe('a restart in the middle of a research', () => {
     const { browser } = await signedInUser(t);
     const tab = await chatting(browser);
     tab.say('/research battery care during winter');
-    await tab.next(isText('task_notification', 'Reading 3 sources…'), 15_000);
+    await cardAt(tab, 'reading', 15_000);
     // A second app on the same database stands in for the restarted server: the first one closes
     // while the research reads its pages.
     const before = await t.database.db.query<{ status: string }>(

@@ -4,7 +4,16 @@ import type { Query } from '../../db/database.ts';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { ChatMessageRow } from '../chat/chat.repo.ts';
 
-export type ResearchStatus = 'queued' | 'running' | 'done' | 'failed';
+export type ResearchStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+/** The steps of a run, as the chat's card shows them. */
+export type ResearchStep = 'planning' | 'searching' | 'reading' | 'writing';
+
+/** What the card shows of a running research (the `progress` column). */
+export interface ResearchProgress {
+  queries?: string[];
+  pagesDone?: number;
+  pagesTotal?: number;
+}
 export type ResearchOrigin = 'chat' | 'daily';
 
 export interface ResearchRow {
@@ -28,6 +37,9 @@ export interface ResearchRow {
   startedAt: Date | null;
   finishedAt: Date | null;
   reportMessageId: number | null;
+  stage: ResearchStep | null;
+  progress: ResearchProgress;
+  version: number;
 }
 
 export interface ResearchCounts {
@@ -39,7 +51,7 @@ export interface ResearchCounts {
 const COLUMNS = `id, user_id AS "userId", query, status, origin, request_message_id AS "requestMessageId",
   introduction, body, conclusion, sources, error, pages_found AS "pagesFound", pages_read AS "pagesRead",
   pages_failed AS "pagesFailed", usage, attempts, created_at AS "createdAt", started_at AS "startedAt",
-  finished_at AS "finishedAt", report_message_id AS "reportMessageId"`;
+  finished_at AS "finishedAt", report_message_id AS "reportMessageId", stage, progress, version`;
 // The database's clock, as UTC like Prisma's timestamps: every instance compares against the same one.
 const NOW = `(now() AT TIME ZONE 'UTC')`;
 const CHAT_COLUMNS = `id, user_id AS "userId", channel, author_type AS "authorType", message_type AS "messageType",
@@ -133,7 +145,8 @@ export function createResearchRepo(prisma: PrismaClient, query: Query) {
           await lockUser(tx, target.userId);
           const claimed = await tx.$queryRawUnsafe<{ id: number }[]>(
             `UPDATE researches r SET status = 'running', attempts = attempts + 1, not_before = NULL,
-             started_at = coalesce(started_at, ${NOW}), heartbeat_at = ${NOW}
+             started_at = coalesce(started_at, ${NOW}), heartbeat_at = ${NOW},
+             stage = 'planning', progress = '{}', version = version + 1
            WHERE r.id = $1
              AND ((r.status = 'queued' AND (r.not_before IS NULL OR r.not_before <= ${NOW}))
                OR (r.status = 'running' AND r.heartbeat_at < ${NOW} - make_interval(secs => $2)))
@@ -164,12 +177,46 @@ export function createResearchRepo(prisma: PrismaClient, query: Query) {
     /** Back in the queue: after a shutdown, or for a retry not before `delayMs` from now. */
     async requeue(id: number, delayMs = 0): Promise<void> {
       await query(
-        `UPDATE researches SET status = 'queued', heartbeat_at = NULL,
-           not_before = CASE WHEN $2::int > 0 THEN ${NOW} + make_interval(secs => $2::int / 1000.0) END
+        `UPDATE researches SET status = 'queued', heartbeat_at = NULL, stage = NULL, progress = '{}',
+           version = version + 1, not_before = CASE WHEN $2::int > 0 THEN ${NOW} + make_interval(secs => $2::int / 1000.0) END
          WHERE id = $1 AND status = 'running'`,
         [id, delayMs],
       );
     },
+
+    /**
+     * Moves this run (`attempts` names it) of a running research to a step. False when it is no
+     * longer this run's: cancelled, taken over by another worker, or ended.
+     */
+    async step(
+      id: number,
+      attempts: number,
+      stage: ResearchStep,
+      progress: ResearchProgress,
+    ): Promise<ResearchRow | null> {
+      return one(
+        `UPDATE researches SET stage = $3, progress = $4::jsonb, version = version + 1
+         WHERE id = $1 AND status = 'running' AND attempts = $2 RETURNING ${COLUMNS}`,
+        [id, attempts, stage, JSON.stringify(progress)],
+      );
+    },
+
+    /** Cancels the user's research asked for in the chat, if it has not ended; null otherwise. */
+    cancel: (userId: number, id: number) =>
+      one(
+        `UPDATE researches SET status = 'cancelled', finished_at = ${NOW}, heartbeat_at = NULL, not_before = NULL,
+           version = version + 1
+         WHERE id = $1 AND user_id = $2 AND origin = 'chat' AND status IN ('queued', 'running') RETURNING ${COLUMNS}`,
+        [id, userId],
+      ),
+
+    /** The user's researches asked for in the chat that have not ended, oldest first. */
+    active: (userId: number) =>
+      query<ResearchRow>(
+        `SELECT ${COLUMNS} FROM researches
+         WHERE user_id = $1 AND origin = 'chat' AND status IN ('queued', 'running') ORDER BY id LIMIT 50`,
+        [userId],
+      ),
 
     async counts(id: number, counts: ResearchCounts): Promise<void> {
       await query('UPDATE researches SET pages_found = $2, pages_read = $3, pages_failed = $4 WHERE id = $1', [
@@ -194,7 +241,7 @@ export function createResearchRepo(prisma: PrismaClient, query: Query) {
       return one(
         `UPDATE researches SET status = 'done', introduction = $2, body = $3, conclusion = $4, sources = $5::jsonb,
            pages_found = $6, pages_read = $7, pages_failed = $8, usage = $9::jsonb, error = NULL,
-           finished_at = ${NOW}, heartbeat_at = NULL
+           finished_at = ${NOW}, heartbeat_at = NULL, version = version + 1
          WHERE id = $1 AND status IN ('queued', 'running') RETURNING ${COLUMNS}`,
         [
           id,
@@ -213,7 +260,8 @@ export function createResearchRepo(prisma: PrismaClient, query: Query) {
     /** Ends a research visibly failed; null when it had already ended. */
     fail: (id: number, error: string) =>
       one(
-        `UPDATE researches SET status = 'failed', error = $2, finished_at = ${NOW}, heartbeat_at = NULL
+        `UPDATE researches SET status = 'failed', error = $2, finished_at = ${NOW}, heartbeat_at = NULL,
+           version = version + 1
          WHERE id = $1 AND status IN ('queued', 'running') RETURNING ${COLUMNS}`,
         [id, error],
       ),
@@ -224,20 +272,20 @@ export function createResearchRepo(prisma: PrismaClient, query: Query) {
      */
     async postOnce(
       id: number,
-      message: { authorType: string; messageType: string; rawText: string },
+      message: { authorType: string; messageType: string; rawText: string; url?: string },
     ): Promise<ChatMessageRow | null> {
       const [row] = await query<ChatMessageRow>(
         `WITH target AS (
            SELECT id, user_id, request_message_id FROM researches WHERE id = $1 AND report_message_id IS NULL FOR UPDATE
          ), posted AS (
-           INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, reply_to_id)
-           SELECT user_id, 'chat', $2, $3, $4, NULL FROM target
+           INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, url, reply_to_id)
+           SELECT user_id, 'chat', $2, $3, $4, $5, NULL FROM target
            RETURNING ${CHAT_COLUMNS}
          ), marked AS (
            UPDATE researches SET report_message_id = (SELECT id FROM posted) WHERE id = $1 AND EXISTS (SELECT 1 FROM posted)
          )
          SELECT * FROM posted`,
-        [id, message.authorType, message.messageType, message.rawText],
+        [id, message.authorType, message.messageType, message.rawText, message.url ?? null],
       );
       return row ?? null;
     },
@@ -269,7 +317,7 @@ export function createResearchRepo(prisma: PrismaClient, query: Query) {
     undelivered: (olderThanSec: number) =>
       query<ResearchRow>(
         `SELECT ${COLUMNS} FROM researches
-         WHERE status IN ('done', 'failed') AND origin = 'chat' AND report_message_id IS NULL
+         WHERE status IN ('done', 'failed', 'cancelled') AND origin = 'chat' AND report_message_id IS NULL
            AND finished_at < ${NOW} - make_interval(secs => $1) ORDER BY id LIMIT 100`,
         [olderThanSec],
       ),

@@ -8,8 +8,10 @@ import { setMaxListeners } from 'node:events';
 import {
   RESEARCH_MAX_PAGES,
   RESEARCH_QUERY_MAX,
+  researchCancelledText,
   type TReportDraft,
   type TResearch,
+  type TResearchCard,
   type TResearchReport,
   ZReportDraft,
 } from '@daybook/contracts';
@@ -22,7 +24,7 @@ import { type FailureKind, failureKind, ModelOutputError, modelFailure, transien
 import type { Llm, LlmMessage, LlmUsage } from '../model/model.types.ts';
 import { type Chunk, chunkText, rankingCandidates, selectChunks } from './chunks.ts';
 import { checkCitations, normalizeUrl, type ReadPage } from './citations.ts';
-import type { ResearchOrigin, ResearchRepo, ResearchRow } from './research.repo.ts';
+import type { ResearchOrigin, ResearchProgress, ResearchRepo, ResearchRow, ResearchStep } from './research.repo.ts';
 import { SearchError, type SearchErrorKind } from './search.ts';
 
 /** Sub-queries the model plans, beside the user's own wording. */
@@ -131,8 +133,6 @@ export function withoutLinks(text: string): string {
     .replace(/\bhttps?:\/\/[^\s)<>\]]+/gi, '');
 }
 
-const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
-
 export function presentResearch(row: ResearchRow): TResearch {
   return {
     id: row.id,
@@ -148,6 +148,26 @@ export function presentResearch(row: ResearchRow): TResearch {
     counts: { found: row.pagesFound, read: row.pagesRead, failed: row.pagesFailed },
   };
 }
+
+/** The research's card in the chat: its state, the step of its run, and how far that step got. */
+export function researchCard(row: ResearchRow): TResearchCard {
+  const stage = row.status === 'queued' ? 'queued' : row.status === 'running' ? (row.stage ?? 'planning') : row.status;
+  const { queries = [], pagesDone, pagesTotal } = row.progress ?? {};
+  return {
+    id: row.id,
+    query: row.query,
+    stage,
+    queries: stage === 'queued' ? [] : queries,
+    pages: pagesTotal === undefined || stage === 'queued' ? null : { done: pagesDone ?? 0, total: pagesTotal },
+    error: row.status === 'failed' ? row.error : null,
+    retrying: row.status === 'queued' && row.attempts > 0,
+    version: row.version,
+    created: row.createdAt.toISOString(),
+  };
+}
+
+/** Its page, which the chat's note on a failed or cancelled research links to. */
+export const researchPath = (id: number) => `/resources/research/${id}`;
 
 /** The body of the chat's research_report message. */
 export function reportMessage(row: ResearchRow): TResearchReport {
@@ -184,10 +204,12 @@ export interface ResearchDeps {
   extract: (input: { body: string; contentType: string; url: string }) => Promise<{ title: string; markdown: string }>;
   /** Starts the job that runs research `id` (after `delayMs`). */
   enqueue: (id: number, delayMs?: number) => Promise<void>;
-  /** What the user sees while it runs (transient) and the posted outcome. */
+  /** What the user's tabs see: the card of a research asked for in the chat, and the posted outcome. */
   events: {
-    progress(userId: number, text: string, final: boolean): void;
+    card(userId: number, card: TResearchCard): void;
     posted(message: ChatMessageRow): void;
+    /** Tells every process a research was cancelled: the one running it stops (see stopRun). */
+    cancelled(id: number): void;
   };
   clock: Clock;
   log: FastifyBaseLogger;
@@ -209,6 +231,8 @@ export function createResearchService(deps: ResearchDeps) {
   // A sweep right after start takes over queued researches at once; later sweeps leave the ones
   // just queued to their own job.
   let swept = false;
+  /** This process's runs, by research: a cancel aborts its run here. */
+  const runs = new Map<number, AbortController>();
 
   const today = () => clock.now().toISOString().slice(0, 10);
 
@@ -427,22 +451,27 @@ export function createResearchService(deps: ResearchDeps) {
     return new ResearchFailure(FAILURES.model(kind, step), transient(kind));
   }
 
+  /** Every tab of the user shows the research's card as it now is (researches asked for in the chat). */
+  const show = (row: ResearchRow) => {
+    if (row.origin === 'chat') events.card(row.userId, researchCard(row));
+  };
+
+  /** The outcome, in the chat: the report, or a note that links to the research's page. */
   async function deliver(row: ResearchRow) {
     if (row.origin !== 'chat') return;
-    const title = capitalized(row.query);
-    events.progress(
-      row.userId,
-      row.status === 'done' ? `Research finished: ${title}` : `Research failed: ${title}`,
-      true,
-    );
+    show(row);
+    const note = (rawText: string) => ({
+      authorType: 'system',
+      messageType: 'system_message',
+      rawText,
+      url: researchPath(row.id),
+    });
     const message =
       row.status === 'done'
         ? { authorType: 'assistant', messageType: 'research_report', rawText: JSON.stringify(reportMessage(row)) }
-        : {
-            authorType: 'system',
-            messageType: 'system_message',
-            rawText: `I could not finish the research on "${row.query}". ${row.error ?? ''}`.trim(),
-          };
+        : row.status === 'cancelled'
+          ? note(researchCancelledText(row.query))
+          : note(`I could not finish the research on "${row.query}". ${row.error ?? ''}`.trim());
     const posted = await repo.postOnce(row.id, message);
     if (posted) events.posted(posted);
   }
@@ -458,20 +487,31 @@ export function createResearchService(deps: ResearchDeps) {
     return failed;
   }
 
-  /** The pipeline, on a claimed research. */
-  async function pipeline(row: ResearchRow, signal: AbortSignal) {
-    const say = (text: string) => {
-      if (row.origin === 'chat') events.progress(row.userId, text, false);
-    };
+  /** The pipeline, on a claimed research; `step` records (and shows) each step it reaches. */
+  async function pipeline(
+    row: ResearchRow,
+    signal: AbortSignal,
+    step: (stage: ResearchStep, progress: ResearchProgress) => void,
+  ) {
     const usage: LlmUsage = { prompt: 0, completion: 0 };
-    say('Planning the research…');
     const brief = row.origin === 'daily';
     const queries = await plan(row.query, usage, signal, brief ? BRIEF.planned : MAX_PLANNED);
-    say(`Searching: ${queries.join(' · ')}`);
+    step('searching', { queries });
     const found = await searchAll(queries, signal, brief ? BRIEF.pages : RESEARCH_MAX_PAGES);
     if (!found.length) throw new ResearchFailure(FAILURES.noResults, false);
-    say(`Reading ${found.length} source${found.length === 1 ? '' : 's'}…`);
-    const read = (await Promise.all(found.map((r) => readPage(r.url, signal)))).filter((p) => p !== null);
+    let finished = 0;
+    const reading = () => step('reading', { queries, pagesDone: finished, pagesTotal: found.length });
+    reading();
+    const read = (
+      await Promise.all(
+        found.map((r) =>
+          readPage(r.url, signal).finally(() => {
+            finished++;
+            reading();
+          }),
+        ),
+      )
+    ).filter((p) => p !== null);
     const counts = { found: found.length, read: read.length, failed: found.length - read.length };
     await repo.counts(row.id, counts);
     if (!read.length) throw new ResearchFailure(FAILURES.nothingRead(found.length), false);
@@ -488,7 +528,7 @@ export function createResearchService(deps: ResearchDeps) {
         chunks: chosen.filter((c) => c.page === p).map((c) => c.text),
       }))
       .filter((page) => page.chunks.length);
-    say('Writing the report…');
+    step('writing', { queries, pagesDone: read.length, pagesTotal: found.length });
     const report = await write(row.query, pages, usage, signal);
     const done = await repo.complete(row.id, { ...report, counts, usage });
     if (done) await deliver(done);
@@ -530,6 +570,7 @@ export function createResearchService(deps: ResearchDeps) {
           dailyMessageId: options.dailyMessageId,
         });
       }
+      show(research);
       const ahead = await repo.ahead(userId, research.id);
       if (!ahead) {
         // Not started now (the queue is down): the sweeper starts it within a minute.
@@ -553,25 +594,38 @@ export function createResearchService(deps: ResearchDeps) {
         await startNext(row.userId).catch((err) => log.warn({ err }, 'could not start the next research'));
         return;
       }
-      // Aborted too when another worker took the research over (this one was too slow to mark it).
-      const takenOver = new AbortController();
+      show(row);
+      // Aborted when this run no longer owns the research: the user cancelled it, or another worker
+      // took it over (this one was too slow to mark it). Whoever did that starts the user's next one.
+      const released = new AbortController();
+      runs.set(id, released);
       const beat = setInterval(() => {
         repo
           .heartbeat(id, row.attempts)
           .then((mine) => {
-            if (!mine) takenOver.abort(new Error('taken over'));
+            if (!mine) released.abort(new Error('no longer this run'));
           })
           .catch((err) => log.warn({ err }, 'research heartbeat failed'));
       }, heartbeatMs);
-      const runSignal = AbortSignal.any([signal, takenOver.signal]);
+      const runSignal = AbortSignal.any([signal, released.signal]);
       // Every page read, search and model call of the run listens to it: 15 pages are not a leak.
       setMaxListeners(100, runSignal);
+      // Steps are recorded one after another, so the card never goes back to a step already passed.
+      let steps = Promise.resolve();
+      const step = (stage: ResearchStep, progress: ResearchProgress) => {
+        steps = steps
+          .then(() => repo.step(id, row.attempts, stage, progress))
+          .then((moved) => {
+            if (moved) show(moved);
+            else released.abort(new Error('no longer this run'));
+          })
+          .catch((err) => log.warn({ err }, 'could not record a research step'));
+      };
       let next = true;
       try {
-        await pipeline(row, runSignal);
+        await pipeline(row, runSignal, step);
       } catch (err) {
-        if (takenOver.signal.aborted) {
-          // Its new run carries on, and starts the user's next research when it ends.
+        if (released.signal.aborted) {
           next = false;
           return;
         }
@@ -592,14 +646,41 @@ export function createResearchService(deps: ResearchDeps) {
           const delayMs = retryBaseMs * 2 ** (row.attempts - 1);
           await repo.requeue(id, delayMs);
           await deps.enqueue(id, delayMs);
+          const queued = await repo.byId(id);
+          if (queued) show(queued);
           next = false;
           return;
         }
         await fail(id, failure.message);
       } finally {
         clearInterval(beat);
+        runs.delete(id);
+        await steps;
         if (next) await startNext(row.userId).catch((err) => log.warn({ err }, 'could not start the next research'));
       }
+    },
+
+    /**
+     * The user cancels a research they asked for in the chat, while it waits or runs: it ends at
+     * once (the process running it stops), every tab shows it cancelled, and the chat says so.
+     * Nothing happens when it already ended or is not theirs.
+     */
+    async cancel(userId: number, id: number): Promise<void> {
+      const row = await repo.cancel(userId, id);
+      if (!row) return;
+      events.cancelled(id);
+      await deliver(row);
+      await startNext(userId).catch((err) => log.warn({ err }, 'could not start the next research'));
+    },
+
+    /** Stops this process's run of a cancelled research (every process hears of a cancel). */
+    stopRun(id: number) {
+      runs.get(id)?.abort(new Error('cancelled'));
+    },
+
+    /** The cards of the user's researches asked for in the chat that have not ended, oldest first. */
+    async activeCards(userId: number): Promise<TResearchCard[]> {
+      return (await repo.active(userId)).map(researchCard);
     },
 
     /**
@@ -610,7 +691,11 @@ export function createResearchService(deps: ResearchDeps) {
     async sweep(): Promise<void> {
       for (const row of await repo.stale(staleSec)) {
         if (row.attempts >= MAX_ATTEMPTS) await fail(row.id, FAILURES.interrupted);
-        else await repo.requeue(row.id);
+        else {
+          await repo.requeue(row.id);
+          const queued = await repo.byId(row.id);
+          if (queued) show(queued);
+        }
       }
       for (const next of await repo.nextInLine(staleSec, swept ? 60 : 0)) await deps.enqueue(next.id);
       // Ended, but a crash came before the outcome reached the chat.

@@ -1,12 +1,14 @@
 // One item of the message list: bubbles for human and assistant text, plain system lines,
 // collapsible markdown and research reports (the report component lives with the research feature).
-import { ANSWER_STOPPED } from '@daybook/contracts';
+import { ANSWER_STOPPED, RESEARCH_CANCELLED_LEAD } from '@daybook/contracts';
 import { type FocusEvent, type ReactNode, useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
+import { Link } from 'react-router-dom';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { Markdown } from '../../components/Markdown.tsx';
 import { ResearchReport } from '../research/ResearchReportView.tsx';
 import type { ChatItem } from './chat.state.ts';
 import { formatFullDate, formatTime } from './dates.ts';
+import { outcomeOf } from './research.cards.ts';
 
 export { formatTime };
 
@@ -16,6 +18,8 @@ export const QUEUED = 'waiting for the answers before it...';
 /** The button on a note in place of an answer: the question is answered again. */
 export const RETRY = 'Retry';
 export const REGENERATE = 'Regenerate';
+/** On the note about a research that failed or was cancelled: its page. */
+export const RESEARCH_DETAILS = 'Details';
 export const answerVersion = (n: number, of: number) => `Answer ${n} of ${of}`;
 /** An answer stopped before its first word. */
 export const STOPPED_EMPTY = 'You stopped this answer before it began.';
@@ -245,6 +249,16 @@ export function ChatMessage({
   version?: { n: number; of: number };
 }) {
   const anchor = item.message_id === null ? undefined : `message-${item.message_id}`;
+  const research = item.message_type === 'system_message' ? outcomeOf(item) : null;
+  if (research !== null) {
+    const cancelled = item.raw_text.startsWith(RESEARCH_CANCELLED_LEAD);
+    return (
+      <p id={anchor} className={`chat-research-note${cancelled ? '' : ' is-failed'}`}>
+        <span>{item.raw_text}</span>
+        <Link to={`/resources/research/${research}`}>{RESEARCH_DETAILS}</Link>
+      </p>
+    );
+  }
   if (item.message_type === 'system_message' || (item.message_type === 'redirect' && item.raw_text.trim())) {
     return (
       <p id={anchor} className="chat-system">

@@ -36,12 +36,14 @@ import { getMe } from '../auth/api.ts';
 import { useAuth } from '../auth/auth-context.tsx';
 import { ChatSearchButton } from '../chat-search/ChatSearch.tsx';
 import { getDailyMessage, isNotFound, parseDailyMessageId } from '../daily/api.ts';
+import { ResearchCard } from '../research/ResearchCard.tsx';
 import { type ChatChannel, fetchOlderMessages } from './api.ts';
 import { ChatMessage, StopIcon } from './ChatMessage.tsx';
 import { type ChatItem, chatReducer, initialChatState, isPending, oldestId } from './chat.state.ts';
 import { groupByDay, localDayKey, msUntilNextDay } from './dates.ts';
 import { SkipOnboardingButton } from './OnboardingSkip.tsx';
 import { socketUrl } from './reconnect.ts';
+import { noResearchCards, researchCardsReducer } from './research.cards.ts';
 import { browserTimers, SOCKET_ERROR, type SocketConstructor, type Timers, useChatSocket } from './useChatSocket.ts';
 
 export const BAD_FRAME = 'Error processing message from server';
@@ -199,6 +201,9 @@ export function ChatView({
   const url = useMemo(() => socketUrl(channel === 'chat' ? '/ws/chat/' : '/ws/onboarding/', { dmid }), [channel, dmid]);
 
   const [state, dispatch] = useReducer(chatReducer, initialChatState);
+  const [research, dispatchResearch] = useReducer(researchCardsReducer, noResearchCards);
+  /** Researches whose Cancel was pressed here, until their card says how they ended. */
+  const [cancelling, setCancelling] = useState<ReadonlySet<number>>(() => new Set());
   const stateRef = useRef(state);
   stateRef.current = state;
   const [awaitingReply, setAwaitingReply] = useState(false);
@@ -303,6 +308,7 @@ export function ChatView({
             streams: event.streams,
             answering: event.answering,
           });
+          dispatchResearch({ type: 'history', cards: event.researches ?? [], messages: event.messages });
           // An answer on its way that has not begun (asked in another tab, or before a reload): Daybook is replying.
           if (event.answering?.length) setAwaitingReply(true);
           setHistoryReady(true);
@@ -328,6 +334,9 @@ export function ChatView({
       case 'task_notification_final':
         addNotification(event.raw_text, event.message_type === 'task_notification_final');
         return;
+      case 'research':
+        dispatchResearch({ type: 'card', card: event.research });
+        return;
       case 'redirect': {
         dispatch({ type: 'message', message: event });
         const target = event.url ?? '';
@@ -345,6 +354,7 @@ export function ChatView({
       }
       default:
         dispatch({ type: 'message', message: event });
+        dispatchResearch({ type: 'message', message: event });
         // A message sent from another tab gets its reply here too.
         setAwaitingReply(event.author_type === 'human');
     }
@@ -380,6 +390,9 @@ export function ChatView({
     const replyTo = streaming?.reply_to;
     if (socket.send({ message_type: 'stop', ...(replyTo === undefined ? {} : { reply_to: replyTo }) }))
       setStopping(true);
+  };
+  const cancelResearch = (id: number) => {
+    if (socket.send({ message_type: 'cancel_research', id })) setCancelling((ids) => new Set(ids).add(id));
   };
   // One stop per answer: the next one can be stopped again.
   const stoppingFor = streaming?.stream_id ?? null;
@@ -456,7 +469,16 @@ export function ChatView({
     if (newest === undefined) return;
     if (followRef.current) list.scrollTop = list.scrollHeight;
     else if (isNew) setShowJump(true);
-  }, [state.items, awaitingReply, notifications.length > 0, outage, notice, dailyTarget.note, finishTarget]);
+  }, [
+    state.items,
+    research.cards,
+    awaitingReply,
+    notifications.length > 0,
+    outage,
+    notice,
+    dailyTarget.note,
+    finishTarget,
+  ]);
 
   // Any other change of the list's height (window, phone keyboard, the layout's reminder) keeps the end in view too.
   useEffect(() => {
@@ -852,6 +874,15 @@ export function ChatView({
                   />
                 ))}
               </div>
+            ))}
+            {research.cards.map((card) => (
+              <ResearchCard
+                key={card.id}
+                card={card}
+                cancelling={cancelling.has(card.id)}
+                canCancel={connected}
+                onCancel={() => cancelResearch(card.id)}
+              />
             ))}
             {(awaitingReply || waiting) && !hasStreaming && (
               <div className="chat-row chat-row-assistant is-new">

@@ -8,6 +8,7 @@ import { memoryRouter, renderRoutes, signedIn } from '../../test/render.tsx';
 import {
   COPIED,
   COPY_FAILED,
+  RESEARCH_CANCELLED,
   RESEARCH_FAILED,
   RESEARCH_LOAD_FAILED,
   RESEARCH_NOT_FOUND,
@@ -199,5 +200,23 @@ describe('Research report page', () => {
     expect(within(alert).getByRole('heading', { name: RESEARCH_FAILED })).toBeInTheDocument();
     expect(alert).toHaveTextContent('No search provider answered.');
     expect(screen.queryByRole('button', { name: 'Copy as markdown' })).not.toBeInTheDocument();
+  });
+
+  it('a cancelled research says so, not that it failed', async () => {
+    const cancelled: TResearch = {
+      ...DONE,
+      status: 'cancelled',
+      report: null,
+      introduction: null,
+      conclusion: null,
+      sources: [],
+      error: null,
+    };
+    openPolling(reply(200, cancelled));
+    const heading = await screen.findByRole('heading', { name: RESEARCH_CANCELLED });
+    const status = heading.closest('[role="status"]') as HTMLElement;
+    expect(status).toHaveTextContent('It was stopped before it wrote a report.');
+    expect(screen.queryByRole('heading', { name: RESEARCH_FAILED })).not.toBeInTheDocument();
+    expect(within(status).getByRole('link', { name: 'Go to Chat' })).toHaveAttribute('href', '/chat');
   });
 });

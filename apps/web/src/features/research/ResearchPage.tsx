@@ -13,6 +13,7 @@ export const RESEARCH_NOT_FOUND = 'Research report not found';
 export const RESEARCH_LOAD_FAILED = 'Failed to load the research report. Please try again later.';
 export const RESEARCH_RUNNING = 'This research is still running…';
 export const RESEARCH_FAILED = 'This research failed';
+export const RESEARCH_CANCELLED = 'This research was cancelled';
 export const COPY_LABEL = 'Copy as markdown';
 export const COPIED = 'Copied';
 export const COPY_FAILED = 'Could not copy. Your browser did not allow it.';
@@ -136,6 +137,17 @@ function ResearchBody({ research }: { research: TResearch }) {
             This page updates by itself, and the report also arrives in your chat.
           </p>
         </div>
+      </div>
+    );
+  }
+  if (research.status === 'cancelled') {
+    return (
+      <div className="card research-state research-cancelled" role="status">
+        <h2 className="research-state-title">{RESEARCH_CANCELLED}</h2>
+        <p className="muted">It was stopped before it wrote a report. You can ask for it again in the chat.</p>
+        <Link to="/chat" className="btn btn-secondary">
+          Go to Chat
+        </Link>
       </div>
     );
   }

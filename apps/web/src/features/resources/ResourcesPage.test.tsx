@@ -85,7 +85,7 @@ describe('Resources', () => {
         preview: text,
         status: null,
       },
-      ...history(3, (i) => ({ status: (['done', 'running', 'failed'] as const)[i] })),
+      ...history(4, (i) => ({ status: (['done', 'running', 'failed', 'cancelled'] as const)[i] })),
     ];
     const answer = deferred<Reply>();
     const { main, lists } = open('/resources', () => answer.promise);
@@ -115,8 +115,9 @@ describe('Resources', () => {
     expect(within(done).getByRole('link', { name: 'View Report' })).toHaveAttribute('href', '/resources/research/1000');
     expect(within(main.getByRole('article', { name: 'Topic 2' })).getByText('In progress')).toBeInTheDocument();
     expect(within(main.getByRole('article', { name: 'Topic 3' })).getByText('Failed')).toBeInTheDocument();
+    expect(within(main.getByRole('article', { name: 'Topic 4' })).getByText('Cancelled')).toBeInTheDocument();
 
-    expect(main.getByText('Showing 1–4 of 4')).toBeInTheDocument();
+    expect(main.getByText('Showing 1–5 of 5')).toBeInTheDocument();
     // Everything fits on one page: no paging.
     expect(main.queryByRole('navigation', { name: 'Resource pages' })).not.toBeInTheDocument();
     expect(lists()).toEqual([{ limit: '30' }]);

@@ -60,10 +60,11 @@ export function itemTitle(item: TResourceItem): string {
 }
 
 /** Research that is not done says where it is. */
-export function statusLabel(item: TResourceItem): { text: string; tone: 'progress' | 'failed' } | null {
+export function statusLabel(item: TResourceItem): { text: string; tone: 'progress' | 'failed' | 'cancelled' } | null {
   if (item.resource_type !== 'research') return null;
   if (item.status === 'queued' || item.status === 'running') return { text: 'In progress', tone: 'progress' };
   if (item.status === 'failed') return { text: 'Failed', tone: 'failed' };
+  if (item.status === 'cancelled') return { text: 'Cancelled', tone: 'cancelled' };
   return null;
 }
 
