@@ -562,6 +562,11 @@ describe('limits and configuration', () => {
       const tab = await connect(retrying.wsBase, browser);
       await tab.next(type('history'));
       tab.say('/research anything at all');
+      // Between runs the card says it will try again.
+      await tab.next(
+        (e) => e.message_type === 'research' && e.research.stage === 'queued' && e.research.retrying,
+        30_000,
+      );
       const note = await tab.next(type('system_message'), 30_000);
       expect(note.message_type === 'system_message' && note.raw_text).toBe(
         `I could not finish the research on "anything at all". ${FAILURES.searchFailed('unavailable')}`,
@@ -575,6 +580,31 @@ describe('limits and configuration', () => {
       tab.ws.close();
     } finally {
       await retrying.close();
+    }
+  });
+
+  it('a model that does not answer in time: the failure says so, not that it could not be reached', async () => {
+    const slow = await startChatApp(
+      {
+        SEARXNG_URL: search.searxngUrl,
+        FETCH_ALLOW: '127.0.0.1',
+        LLM_TIMEOUT_MS: '1000',
+        LLM_MAX_RETRIES: '0',
+        LOG_LEVEL: 'silent',
+      },
+      { research: { retryBaseMs: 50 } },
+    );
+    slow.fake.onJson((req) => (structuredName(req) === 'write_report' ? { stall: true } : scriptedAnswer(req)));
+    try {
+      const { browser } = await signedInUser(slow.t);
+      const tab = await connect(slow.wsBase, browser);
+      await tab.next(type('history'));
+      tab.say('/research slow models');
+      const { card } = await failureOf(tab, 'slow models');
+      expect(card.error).toBe('The assistant model did not answer in time when asked to write the report.');
+      tab.ws.close();
+    } finally {
+      await slow.close();
     }
   });
 
