@@ -123,6 +123,7 @@ export async function paced(opts: PacedOptions): Promise<HttpRun> {
   return {
     rps: times.length / seconds,
     p50: percentile(times, 50),
+    p95: percentile(times, 95),
     p99: percentile(times, 99),
     max: times.at(-1) ?? Number.NaN,
     ok: times.length,

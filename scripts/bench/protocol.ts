@@ -32,6 +32,8 @@ export type LoadRequest =
 export interface HttpRun {
   rps: number;
   p50: number;
+  /** Paced runs only. */
+  p95?: number;
   p99: number;
   max: number;
   ok: number;

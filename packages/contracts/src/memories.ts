@@ -13,6 +13,15 @@ export const MEMORY_MAX = 10_000;
 export const MEMORY_IMPORT_MAX = MEMORY_MAX;
 /** Size of an import upload. */
 export const MEMORY_IMPORT_BYTES_MAX = 20 * 1024 * 1024;
+/** Memory exports one user may download an hour: each reads every memory they have. */
+export const MEMORY_EXPORTS_PER_HOUR = 10;
+
+/** Texts the web app shows as they are. */
+export const MEMORY_MESSAGES = {
+  exportLimit: `You can export your memories at most ${MEMORY_EXPORTS_PER_HOUR} times an hour. Try again later.`,
+  exportRunning: 'Your memories are already being exported. Wait for that download to finish, then try again.',
+  exportFailed: 'Failed to export your memories. Please try again.',
+};
 
 /** The fixed set of memory types; the assistant's learning uses the same set. */
 export const MEMORY_TYPES = [

@@ -1,4 +1,4 @@
-import { ACCOUNT_EXPORTS_PER_HOUR, DAILY_SEND_NOW_PER_DAY } from '@daybook/contracts';
+import { ACCOUNT_EXPORTS_PER_HOUR, DAILY_SEND_NOW_PER_DAY, MEMORY_EXPORTS_PER_HOUR } from '@daybook/contracts';
 import type { Clock } from '../../lib/clock.ts';
 // Sliding-window rate limits: each counted attempt is a row, so limits hold across restarts
 // and across every server instance sharing the database.
@@ -32,6 +32,8 @@ export const LIMITS = {
   reauthenticate: (userId: number): Limit => ({ key: `reauthenticate:user:${userId}`, max: 10, windowSec: 60 }),
   confirmEmail: (email: string): Limit => ({ key: `confirm_email:key:${email}`, max: 1, windowSec: 180 }),
   resendVerificationIp: (ip: string): Limit => ({ key: `resend_verification:ip:${ip}`, max: 20, windowSec: 60 }),
+  // The signup page asks once per visit; more from one address is someone trying tokens.
+  inviteLookup: (ip: string): Limit => ({ key: `invite_lookup:ip:${ip}`, max: 20, windowSec: 60 }),
   // Invites mailed from the admin area: what one administrator sends, and what one address receives.
   inviteMail: (userId: number): Limit => ({ key: `invite_mail:user:${userId}`, max: 20, windowSec: 3600 }),
   inviteMailTo: (email: string): Limit => ({ key: `invite_mail:to:${email}`, max: 3, windowSec: 86_400 }),
@@ -39,6 +41,12 @@ export const LIMITS = {
   accountExport: (userId: number): Limit => ({
     key: `account_export:user:${userId}`,
     max: ACCOUNT_EXPORTS_PER_HOUR,
+    windowSec: 3600,
+  }),
+  // A memory export reads every memory the user has.
+  memoryExport: (userId: number): Limit => ({
+    key: `memory_export:user:${userId}`,
+    max: MEMORY_EXPORTS_PER_HOUR,
     windowSec: 3600,
   }),
   accountDeleteFailed: (userId: number): Limit => ({

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import {
   MEMORY_IMPORT_BYTES_MAX,
   ZMemoryDelete,
@@ -10,13 +11,13 @@ import { z } from 'zod';
 import { requireUser } from '../../lib/auth.ts';
 import { AppError } from '../../lib/errors.ts';
 import { perKeyGate } from './memories.gate.ts';
-import type { MemoriesService } from './memories.service.ts';
+import { ExportRefused, type MemoriesService } from './memories.service.ts';
 
 const ZId = z.object({ id: z.string() });
 
 /**
- * Searching and exporting run at most this many at a time per user; more wait their turn. One
- * user's flood of searches then competes with other users as a couple of requests, not dozens.
+ * Searches and an export's batches run at most this many at a time per user; more wait their turn.
+ * One user's flood of searches then competes with other users as a couple of requests, not dozens.
  * A plain page needs no turn: it reads 30 rows from an index and the count from memory_counts; nor
  * does a search answered from the ids kept from the same search (30 rows by id).
  */
@@ -69,12 +70,22 @@ export default async function memoriesRoutes(
 
   app.get('/api/memories/export/', async (request, reply) => {
     const user = requireUser(request);
-    const body = await reads(user.id, () => memories.exportAll(user.id));
-    const day = body.exported_at.slice(0, 10);
+    let file: Awaited<ReturnType<MemoriesService['exportAll']>>;
+    try {
+      file = await memories.exportAll(user.id, (work) => reads(user.id, work));
+    } catch (err) {
+      if (err instanceof ExportRefused) reply.header('retry-after', String(err.retryAfterSec));
+      throw err;
+    }
+    // A download given up half-way frees the user's export slot.
+    reply.raw.once('close', file.done);
+    // Written as it is read: a failure half-way ends the response early, so the browser reports a
+    // failed download instead of saving half a file.
     return reply
-      .header('Content-Disposition', `attachment; filename="daybook-memories-${day}.json"`)
-      .header('Cache-Control', 'no-store')
-      .send(body);
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('content-disposition', `attachment; filename="daybook-memories-${file.exportedAt.slice(0, 10)}.json"`)
+      .header('cache-control', 'no-store')
+      .send(Readable.from(file.chunks, { objectMode: false }));
   });
 
   // The user's import slot is claimed before the upload is read, so a refused one is never buffered.

@@ -1,10 +1,11 @@
-import { MEMORY_IMPORT_BYTES_MAX, type TMemory } from '@daybook/contracts';
+import { MEMORY_IMPORT_BYTES_MAX, MEMORY_MESSAGES, type TMemory } from '@daybook/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { routes } from '../../app/routes.tsx';
-import { type Handler, mockFetch, type RecordedRequest, reply, USER_ME } from '../../test/fetch.ts';
+import { deferred, type Handler, mockFetch, type RecordedRequest, reply, USER_ME } from '../../test/fetch.ts';
 import { renderRoutes, signedIn } from '../../test/render.tsx';
+import { MEMORIES_EXPORT_PATH } from './api.ts';
 import { IMPORT_TOO_LARGE } from './ImportButton.tsx';
 import { LOAD_FAILED } from './MemoriesPage.tsx';
 import { BLANK_EDIT, BLANK_NEW, DELETE_FAILED, SAVE_FAILED } from './MemoryFormModal.tsx';
@@ -451,9 +452,107 @@ describe('Memories', () => {
         new File([text], 'memories.json', { type: 'application/json' }),
       );
 
-    it('exports with a download link', async () => {
-      const { main } = open('/memories', { [LIST]: page([]) });
-      expect(await main.findByRole('link', { name: 'Export' })).toHaveAttribute('href', '/api/memories/export/');
+    /** Files handed to the browser's downloads (saveFile's link click), with their names. */
+    function captureDownloads() {
+      const saved: Array<{ name: string; blob: Blob }> = [];
+      const blobs = new Map<string, Blob>();
+      vi.stubGlobal(
+        'URL',
+        Object.assign(URL, {
+          createObjectURL: (blob: Blob) => {
+            const url = `blob:test/${blobs.size}`;
+            blobs.set(url, blob);
+            return url;
+          },
+          revokeObjectURL: () => {},
+        }),
+      );
+      vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+        saved.push({ name: this.download, blob: blobs.get(this.href) as Blob });
+      });
+      return saved;
+    }
+    afterEach(() => vi.restoreAllMocks());
+
+    /** The page, with the export answered by `answer` (a file, or an error in the API's shape). */
+    function openWithExport(answer: () => Response | Promise<Response>) {
+      const view = open('/memories', { [LIST]: page([memory({ key: 'Tea' })]) });
+      const base = view.fetchMock.getMockImplementation();
+      const exports: RequestInit[] = [];
+      vi.stubGlobal('fetch', async (input: RequestInfo | URL, init: RequestInit = {}) => {
+        if (String(input) === MEMORIES_EXPORT_PATH) {
+          exports.push(init);
+          return answer();
+        }
+        return base?.(input, init);
+      });
+      return { ...view, exports };
+    }
+
+    it('exports: downloads the file under the name the server gave', async () => {
+      const text = JSON.stringify({
+        format: 'daybook-memories',
+        version: 1,
+        memories: [{ key: 'Tea', data: 'Green' }],
+      });
+      const saved = captureDownloads();
+      const { main, exports } = openWithExport(
+        () =>
+          new Response(text, {
+            status: 200,
+            headers: {
+              'content-type': 'application/json; charset=utf-8',
+              'content-disposition': 'attachment; filename="daybook-memories-2026-05-02.json"',
+            },
+          }),
+      );
+      await main.findByText('Tea');
+      await userEvent.click(main.getByRole('button', { name: 'Export' }));
+      await waitFor(() => expect(saved.map((s) => s.name)).toEqual(['daybook-memories-2026-05-02.json']));
+      expect(await saved[0]?.blob.text()).toBe(text);
+      expect(exports).toHaveLength(1);
+      expect(exports[0]?.credentials).toBe('same-origin');
+      expect(main.getByRole('button', { name: 'Export' })).toBeEnabled();
+      expect(main.queryByRole('alert')).not.toBeInTheDocument();
+    });
+
+    it("shows the server's reason in a banner when the export is refused, and saves nothing", async () => {
+      const saved = captureDownloads();
+      const { main } = openWithExport(
+        () =>
+          new Response(JSON.stringify({ error: MEMORY_MESSAGES.exportLimit, code: 'rate_limited' }), {
+            status: 429,
+            headers: { 'content-type': 'application/json', 'retry-after': '1800' },
+          }),
+      );
+      await main.findByText('Tea');
+      await userEvent.click(main.getByRole('button', { name: 'Export' }));
+      expect(await main.findByRole('alert')).toHaveTextContent(MEMORY_MESSAGES.exportLimit);
+      expect(saved).toEqual([]);
+      // The list is still there, and the banner goes when dismissed.
+      expect(main.getByText('Tea')).toBeInTheDocument();
+      await userEvent.click(within(main.getByRole('alert')).getByRole('button', { name: /dismiss/i }));
+      expect(main.queryByRole('alert')).not.toBeInTheDocument();
+    });
+
+    it('says the export failed when the server cannot be reached', async () => {
+      const saved = captureDownloads();
+      const { main } = openWithExport(() => Promise.reject(new TypeError('Failed to fetch')));
+      await main.findByText('Tea');
+      await userEvent.click(main.getByRole('button', { name: 'Export' }));
+      expect(await main.findByRole('alert')).toHaveTextContent(MEMORY_MESSAGES.exportFailed);
+      expect(saved).toEqual([]);
+    });
+
+    it('shows the export as busy while it downloads', async () => {
+      const answer = deferred<Response>();
+      captureDownloads();
+      const { main } = openWithExport(() => answer.promise);
+      await main.findByText('Tea');
+      await userEvent.click(main.getByRole('button', { name: 'Export' }));
+      expect(main.getByRole('button', { name: 'Exporting...' })).toBeDisabled();
+      answer.resolve(new Response('{"memories":[]}', { status: 200 }));
+      expect(await main.findByRole('button', { name: 'Export' })).toBeEnabled();
     });
 
     it('imports an export file, reports the counts and reloads', async () => {

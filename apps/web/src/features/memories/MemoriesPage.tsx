@@ -4,7 +4,8 @@ import { Banner } from '../../components/Banner.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { Loading } from '../../components/Loading.tsx';
 import { Pagination } from '../../components/Pagination.tsx';
-import { deleteMemory, MEMORIES_EXPORT_PATH } from './api.ts';
+import { deleteMemory } from './api.ts';
+import { ExportButton } from './ExportButton.tsx';
 import { countLabel } from './format.ts';
 import { pageCount, useMemories, useMemoryCategories } from './hooks.ts';
 import { ImportButton, type ImportProblem, importSummary } from './ImportButton.tsx';
@@ -89,9 +90,7 @@ export function MemoriesPage() {
               onFailed={onImportFailed}
             />
           )}
-          <a className="btn btn-secondary" href={MEMORIES_EXPORT_PATH} download>
-            Export
-          </a>
+          <ExportButton onFailed={(message) => setNotice({ variant: 'error', message })} />
           {!showDeleted && (
             <button type="button" className="btn btn-primary" onClick={() => setFormTarget({ mode: 'add' })}>
               Add New Memory
