@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DAILY_MESSAGES } from '@daybook/contracts';
+import { CLOSE_CODES, DAILY_MESSAGES } from '@daybook/contracts';
 import cookie from '@fastify/cookie';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
@@ -151,8 +151,11 @@ const DAILY_QUEUE = 'daily-message';
 /** Every minute: a user gets their message within a minute or so of their delivery time. */
 const DAILY_TICK_CRON = '* * * * *';
 
-// Under server.ts's 10 s limit for the whole shutdown.
-const SHUTDOWN_DRAIN_MS = 8_000;
+// How long answers being written get to finish at shutdown; with what follows (INTERRUPT_MS, the
+// sockets' close, mail, the database) under lib/process.ts's 10 s limit for the whole shutdown.
+const SHUTDOWN_DRAIN_MS = 7_000;
+/** How long clients get to answer the sockets' close at shutdown before they are dropped. */
+const SOCKET_CLOSE_MS = 500;
 const MAIL_DRAIN_MS = 1_500;
 
 /** Builds the whole application. Never listens: server.ts does that. */
@@ -189,7 +192,18 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(inputPlugin);
   await app.register(securityHeaders, { hsts: config.publicUrl.startsWith('https://') });
   await app.register(cookie);
-  await app.register(websocket, { options: { maxPayload: 64 * 1024 }, errorHandler: socketErrorHandler });
+  await app.register(websocket, {
+    options: { maxPayload: 64 * 1024 },
+    errorHandler: socketErrorHandler,
+    // Not the plugin's own, which closes every socket at once without a code: at shutdown, sockets
+    // close once the chat has drained, with 1012 (see the chat's preClose below).
+    preClose: (done) => done(),
+  });
+  // Shutdown, first: no new connections, so a proxy tries another instance (open ones are still
+  // served; Fastify answers their new requests with 503 while it closes).
+  app.addHook('preClose', async () => {
+    app.server.close();
+  });
   await app.register(dbPlugin, { config, db: deps.db });
 
   // Background jobs: services define their queues while the app is built; the queues are created and
@@ -211,7 +225,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   app.addHook('onReady', async () => {
     await jobs.start().catch((err: unknown) => app.log.error({ err }, 'background jobs could not start'));
   });
-  app.addHook('preClose', () => jobs.stop());
+  // Started at once, awaited after the chat drain: the two wait side by side within the shutdown's limit.
+  let jobsStopped: Promise<void> = Promise.resolve();
+  app.addHook('preClose', async () => {
+    jobsStopped = jobs.stop();
+    // Awaited (and its failure reported) below; not an unhandled rejection meanwhile.
+    jobsStopped.catch(() => {});
+  });
   if (!config.jobs.runWorkers && app.db.kind === 'pglite')
     app.log.warn(
       'RUN_WORKERS is off on the embedded database, which no other process can open: background jobs will not run. Set DATABASE_URL to run workers in another process.',
@@ -408,12 +428,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     metrics,
     forgetCachedUser: (userId) => sessions.forgetCached({ userId }),
   });
-  // On shutdown, answers being written and facts being learned finish before the database closes.
+  // On shutdown, answers being written and facts being learned finish before the database closes
+  // (answers still being written then are stored as far as they got, with the interrupted note).
+  // Then the sockets close with 1012: clients reconnect at once, to another instance.
   app.addHook('preClose', async () => {
     const left = await chat.drain(SHUTDOWN_DRAIN_MS);
     if (left) app.log.warn(`${left} chat task(s) still running at shutdown`);
+    await hub.closeAll(CLOSE_CODES.serviceRestart, 'Server restarting', SOCKET_CLOSE_MS);
+    await jobsStopped;
   });
-  // After the drain: the answers it finished still reach the tabs on other instances.
+  // Last: the answers and research events published until now still reach the tabs on other instances.
   app.addHook('preClose', () => bus.close());
   await app.register(chatRoutes, {
     chat,

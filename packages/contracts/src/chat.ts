@@ -15,7 +15,13 @@ export const ASSISTANT_UNAVAILABLE = 'The assistant is unavailable right now, pl
 export const ANSWER_INTERRUPTED = 'The answer was interrupted. Ask again to get one.';
 
 /** WebSocket close codes the client's reconnect policy keys on. */
-export const CLOSE_CODES = { normal: 1000, policyViolation: 1008, tryAgainLater: 1013 } as const;
+export const CLOSE_CODES = {
+  normal: 1000,
+  policyViolation: 1008,
+  /** The server is shutting down (a restart or a deploy): reconnect at once, to another instance. */
+  serviceRestart: 1012,
+  tryAgainLater: 1013,
+} as const;
 
 export const ZAuthorType = z.enum(['human', 'assistant', 'system']);
 export type TAuthorType = z.infer<typeof ZAuthorType>;

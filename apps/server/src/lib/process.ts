@@ -18,7 +18,10 @@ export function configOrExit(): Config {
   }
 }
 
-/** On SIGTERM or SIGINT, closes the app (at most 10 s) and exits. */
+/** How long a shutdown may take before the process exits anyway (Docker allows 15 s, see docker-compose.yml). */
+export const SHUTDOWN_LIMIT_MS = 10_000;
+
+/** On SIGTERM or SIGINT, closes the app (at most SHUTDOWN_LIMIT_MS) and exits. */
 export function closeOnSignals(app: FastifyInstance) {
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -29,7 +32,7 @@ export function closeOnSignals(app: FastifyInstance) {
     const timer = setTimeout(() => {
       app.log.error('shutdown timed out, exiting');
       process.exit(1);
-    }, 10_000);
+    }, SHUTDOWN_LIMIT_MS);
     timer.unref();
     try {
       await app.close();

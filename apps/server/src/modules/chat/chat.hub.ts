@@ -24,6 +24,8 @@ export interface Subscriber {
   sessionId: string;
   send(event: TServerEvent): void;
   close(code: number, reason: string): void;
+  /** Drops the connection without the closing handshake (a client that does not answer it). */
+  terminate?(): void;
 }
 
 export const SESSION_ENDED = 'Session ended';
@@ -48,6 +50,9 @@ export type StopHandler = (userId: number, channel: Channel, replyTo: number | u
 export function createChatHub(bus?: RealtimeBus, now: () => number = Date.now) {
   const byUser = new Map<number, Set<Subscriber>>();
   let total = 0;
+  // Shutdown (closeAll): a socket that joins afterwards is closed the same way at once.
+  let closedWith: { code: number; reason: string } | null = null;
+  let emptied: (() => void) | null = null;
   // Every answer being written, whichever instance writes it (every instance sees every event), with
   // its text so far, by user and stream id: a tab that connects mid-answer gets it with its history.
   const streams = new Map<number, Map<string, LiveStream>>();
@@ -166,14 +171,37 @@ export function createChatHub(bus?: RealtimeBus, now: () => number = Date.now) {
       if (!set.has(subscriber)) total++;
       set.add(subscriber);
       byUser.set(userId, set);
+      if (closedWith) subscriber.close(closedWith.code, closedWith.reason);
       return () => {
-        if (set.delete(subscriber)) total--;
+        if (set.delete(subscriber)) {
+          total--;
+          if (!total) emptied?.();
+        }
         if (!set.size) byUser.delete(userId);
       };
     },
     count: (userId: number) => byUser.get(userId)?.size ?? 0,
     /** Open sockets of every user. */
     total: () => total,
+    /**
+     * Shutdown: closes this process's sockets with `code` (their clients reconnect at once, to
+     * another instance) and waits at most `graceMs` for them to go; any still open are then dropped,
+     * so a client that never answers the close does not hold up the server's.
+     */
+    async closeAll(code: number, reason: string, graceMs: number) {
+      closedWith = { code, reason };
+      for (const set of byUser.values()) for (const s of [...set]) s.close(code, reason);
+      if (total)
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, graceMs);
+          emptied = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      emptied = null;
+      for (const set of byUser.values()) for (const s of [...set]) s.terminate?.();
+    },
     /** A user changed their settings: their open sockets act on the new ones from the next message. */
     updateUser(userId: number, settings: Partial<Omit<ChatUser, 'id'>>) {
       send({ type: 'user-settings', userId, settings });

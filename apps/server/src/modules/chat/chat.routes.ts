@@ -160,6 +160,7 @@ export default async function chatRoutes(
         if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(event));
       },
       close: (code, reason) => socket.close(code, reason),
+      terminate: () => socket.terminate(),
     };
     const remove = hub.add(user.id, subscriber);
     open.add(entry);

@@ -125,6 +125,10 @@ export const PENDING_HEARTBEAT_MS = 30_000;
  * but slow is never mistaken for a dead one, so several instances can sweep at any time.
  */
 export const PENDING_STALE_SEC = 120;
+/** At shutdown, once the drain's wait is over: how long answers cut short get to store what they had. */
+export const INTERRUPT_MS = 1_000;
+/** The abort reason of answers cut short by a shutdown (a user's Stop gives none). */
+const SHUTTING_DOWN = new Error('Daybook is shutting down');
 
 /**
  * The part of a reply streamed so far that may be shown: markers removed, and any tail that could
@@ -182,6 +186,10 @@ export function createChatService(deps: {
   // Turns and learning still running, so a shutdown can let them finish before the database closes.
   const inFlight = createInFlight();
   const track = inFlight.track;
+  // Shutdown (drain): from its start no new message is taken; once its wait is over, answers are cut
+  // short and stored as far as they got, and those whose turn comes get the interrupted note.
+  let stopping = false;
+  let interrupting = false;
 
   /**
    * Per user: messages are stored in arrival order (`stored`), answered one at a time (`turns`),
@@ -523,7 +531,7 @@ export function createChatService(deps: {
           if (answer && !/\s$/.test(answer)) answer += '\n\n';
         }
       } catch (err) {
-        if (stop.signal.aborted) return stopped();
+        if (stop.signal.aborted) return stop.signal.reason === SHUTTING_DOWN ? interrupted() : stopped();
         failed = true;
         log.warn({ ...modelFailure(err), userId: user.id }, 'model request failed');
         log.debug({ err }, 'model request failed (details)');
@@ -538,7 +546,7 @@ export function createChatService(deps: {
         });
         return { memories, onboardingDone: false, failed: true };
       }
-      if (stop.signal.aborted) return stopped();
+      if (stop.signal.aborted) return stop.signal.reason === SHUTTING_DOWN ? interrupted() : stopped();
       flush();
       const done = channel === 'onboarding' && answer.includes(ONBOARDING_DONE);
       let final = answer.replaceAll(ONBOARDING_DONE, '').trim();
@@ -561,6 +569,22 @@ export function createChatService(deps: {
           stream_id: streamId,
           reply_to: replyTo,
           stopped: true,
+        });
+        return { memories, onboardingDone: false };
+      }
+
+      /**
+       * Cut short by a shutdown: what was written so far stays as the answer, and the interrupted note
+       * after it offers to ask again (as when the model fails).
+       */
+      async function interrupted(): Promise<ReplyOutcome> {
+        failed = true;
+        const partial = silenced ? '' : shownSoFar(answer).replaceAll(ONBOARDING_DONE, '').trim();
+        if (partial)
+          await say(user.id, channel, 'assistant', 'markdown', partial, { stream_id: streamId, reply_to: replyTo });
+        await say(user.id, channel, 'system', 'system_message', INTERRUPTED, {
+          reply_to: replyTo,
+          ...(shown && !partial ? { stream_id: streamId } : {}),
         });
         return { memories, onboardingDone: false };
       }
@@ -667,6 +691,11 @@ export function createChatService(deps: {
   /** Answers `human` (its turn has come) and learns from it. */
   async function answer(user: ChatUser, channel: Channel, human: ChatMessageRow, context: TurnContext | null) {
     const text = human.rawText;
+    // Its turn came after the shutdown's drain: the note now, not once another instance notices.
+    if (interrupting) {
+      await say(user.id, channel, 'system', 'system_message', INTERRUPTED, { reply_to: human.id });
+      return;
+    }
     if (channel === 'onboarding' && STOP_WORDS.test(text)) {
       const learning = learnInTurn(user, channel, human.id, text);
       await say(user.id, channel, 'assistant', 'markdown', 'No problem. You can tell me more any time in the chat.', {
@@ -721,6 +750,10 @@ export function createChatService(deps: {
       // No echo says so: a tab that connects before the answer's first piece shows Daybook replying.
       hub.awaitAnswer(user.id, channel, id);
       const turn = lane.turns.then(async (): Promise<TServerEvent | null> => {
+        if (interrupting) {
+          await say(user.id, channel, 'system', 'system_message', INTERRUPTED, { reply_to: id });
+          return null;
+        }
         const found = await repo.answerAgain({ userId: user.id, channel, id }, CONVERSATION_WINDOW - 1);
         if (!found) {
           hub.answerNotComing(user.id, channel, id);
@@ -824,6 +857,9 @@ export function createChatService(deps: {
       const seen = clientId === undefined ? null : clientIdsOf(user.id);
       // Already stored: echo it again to this tab. Still being stored: its echo is on the way.
       if (seen && clientId !== undefined && seen.has(clientId)) return seen.get(clientId) ?? null;
+      // Shutting down: not taken. The client sends it again (same client id) once it has reconnected,
+      // to another instance or to this one restarted.
+      if (stopping && clientId !== undefined) return null;
       const lane = laneOf(user.id);
       if (lane.waiting >= MAX_WAITING) {
         release(user.id, lane);
@@ -895,9 +931,20 @@ export function createChatService(deps: {
       return notes.length;
     },
 
-    /** Waits (at most `timeoutMs`) for the replies and learning under way, then stops waiting. */
-    // Learning starts when a reply ends: drain waits for that too.
-    drain: inFlight.drain,
+    /**
+     * Shutdown: takes no new message and waits (at most `timeoutMs`) for the replies and learning under
+     * way (learning starts when a reply ends: that too). Replies still being written are then cut short
+     * and stored as far as they got, with the interrupted note, and waiting ones get the note (at most
+     * INTERRUPT_MS more): none waits PENDING_STALE_SEC for another instance to notice. Returns how many
+     * tasks were still running.
+     */
+    async drain(timeoutMs: number): Promise<number> {
+      stopping = true;
+      if (!(await inFlight.drain(timeoutMs))) return 0;
+      interrupting = true;
+      for (const mine of writing.values()) for (const w of mine) w.controller.abort(SHUTTING_DOWN);
+      return inFlight.drain(INTERRUPT_MS);
+    },
 
     /** The first message of an onboarding conversation that has none yet. */
     async greetOnboarding(userId: number) {

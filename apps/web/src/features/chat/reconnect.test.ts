@@ -20,6 +20,12 @@ describe('the reconnect policy', () => {
     expect(retryDelay({ code: 1013, attempts: 3, attemptTimes: times(4, 15_000) })).toBe(15_000);
   });
 
+  it('retries at once when the server is restarting (1012), unless attempts come in a burst', () => {
+    expect(retryDelay({ code: 1012, attempts: 0, attemptTimes: [0] })).toBe(0);
+    expect(retryDelay({ code: 1012, attempts: 3, attemptTimes: times(4, 5_000) })).toBe(0);
+    expect(retryDelay({ code: 1012, attempts: 5, attemptTimes: times(6, 300) })).toBe(4_000);
+  });
+
   it('backs off 1 s × 1.5^attempts for other codes, capped at 10 s', () => {
     const delays = [0, 1, 2, 3, 4, 5, 6, 9].map((attempts) =>
       retryDelay({ code: 1006, attempts, attemptTimes: times(attempts + 1, 5_000) }),

@@ -44,10 +44,14 @@ export interface RetryInput {
   attemptTimes: readonly number[];
 }
 
-/** Milliseconds until the next connection attempt, or null when the client must not retry. */
+/**
+ * Milliseconds until the next connection attempt, or null when the client must not retry. 0: at once
+ * (the server is restarting: another instance takes the connection).
+ */
 export function retryDelay({ code, attempts, attemptTimes }: RetryInput): number | null {
   if (code === CLOSE_CODES.normal) return null;
   if (isBurst(attemptTimes)) return burstDelay(attempts);
+  if (code === CLOSE_CODES.serviceRestart) return 0;
   if (code === CLOSE_CODES.policyViolation) return RETRY_AFTER_POLICY_VIOLATION_MS;
   if (code === CLOSE_CODES.tryAgainLater) return RETRY_AFTER_TRY_AGAIN_LATER_MS;
   return backoffDelay(attempts);

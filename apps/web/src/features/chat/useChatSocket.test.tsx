@@ -1,5 +1,6 @@
 // The socket hook after the server closes with 1008 (the session ended): it asks whether the
-// browser is still signed in, and only retries if so.
+// browser is still signed in, and only retries if so. After 1012 (the server restarting) it
+// reconnects at once, showing no outage.
 import { renderHook, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { fakeTimers, fakeWebSocketClass } from '../../test/socket.ts';
@@ -60,5 +61,47 @@ describe('useChatSocket after a 1008 close', () => {
     latest().serverClose(1013);
     expect(result.current.retryInMs).toBe(15_000);
     expect(checkSession).not.toHaveBeenCalled();
+  });
+});
+
+describe('useChatSocket after a 1012 close (the server is restarting)', () => {
+  it('reconnects at once, with no outage, countdown or error to show', () => {
+    const { latest, sockets, timers, result } = setup();
+    latest().open();
+    latest().serverClose(1012);
+    expect(sockets).toHaveLength(2);
+    expect(timers.delays()).toEqual([]);
+    expect(result.current).toMatchObject({
+      status: 'connecting',
+      outage: null,
+      error: null,
+      retryInMs: null,
+      retryAt: null,
+    });
+    latest().open();
+    expect(result.current).toMatchObject({ status: 'connected', outage: null, closeCode: null });
+  });
+
+  it('shows the outage, and backs off as usual, only once that attempt fails too', () => {
+    const { latest, sockets, timers, result } = setup();
+    latest().open();
+    latest().serverClose(1012);
+    // Nothing listens any more (one instance, restarting): the outage begins now.
+    latest().serverClose(1006);
+    expect(result.current).toMatchObject({ status: 'disconnected', outage: 'disconnected', retryInMs: 1_000 });
+    timers.advance(1_000);
+    expect(sockets).toHaveLength(3);
+  });
+
+  it('does not hammer a server that keeps closing with 1012 right after each open', () => {
+    const { latest, sockets, result } = setup();
+    for (let i = 0; i < 5; i++) {
+      latest().open();
+      latest().serverClose(1012);
+    }
+    // Four quick attempts in a row are a burst: the fifth close waits.
+    expect(sockets).toHaveLength(5);
+    expect(result.current.retryInMs).toBe(1_000);
+    expect(result.current.outage).toBe('disconnected');
   });
 });

@@ -177,6 +177,12 @@ export function useChatSocket({
         if (!live()) return;
         socketRef.current = null;
         setCloseCode(event.code);
+        // The server is restarting (1012): straight back, to another instance, with no outage shown
+        // (no banner, no countdown) unless that attempt fails too.
+        if (retryDelay({ code: event.code, attempts, attemptTimes }) === 0) {
+          connect();
+          return;
+        }
         setStatus((previous) => (previous === 'error' ? 'error' : 'disconnected'));
         setOutage((kind) => kind ?? 'disconnected');
         const check = handlers.current.checkSession;

@@ -1,0 +1,72 @@
+// The chat while the server restarts (1012, as a deploy or `docker compose up` does): it is back at
+// once on another instance with no outage shown, and a message the stopping server did not take is
+// sent again on the new connection.
+import type { TChatMessage } from '@daybook/contracts';
+import { render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { memoryRouter } from '../../test/render.tsx';
+import { fakeTimers, fakeWebSocketClass } from '../../test/socket.ts';
+import { ChatPage } from './ChatView.tsx';
+
+const answer: TChatMessage = {
+  author_type: 'assistant',
+  message_type: 'markdown',
+  raw_text: 'The whole answer',
+  message_id: 2,
+  timestamp: new Date(2025, 5, 2, 9, 30).toISOString(),
+  reply_to: 1,
+};
+
+function setup() {
+  const socketClass = fakeWebSocketClass();
+  const timers = fakeTimers();
+  const router = memoryRouter([
+    {
+      path: '/',
+      element: (
+        <ChatPage
+          channel="chat"
+          title="Chat"
+          subtitle="Talk"
+          WebSocketImpl={socketClass.WebSocketImpl}
+          timers={timers}
+        />
+      ),
+    },
+  ]);
+  render(router.element);
+  return { ...socketClass, timers };
+}
+
+/** No banner says the chat is disconnected or failing. */
+const noOutage = () => {
+  expect(screen.queryByText(/You are disconnected\./)).not.toBeInTheDocument();
+  expect(screen.queryByText(/connection error/i)).not.toBeInTheDocument();
+};
+
+describe('ChatView when the server restarts (1012)', () => {
+  it('reconnects at once with no outage shown, and sends again what the server did not take', async () => {
+    const { sockets, latest } = setup();
+    latest().open();
+    latest().receive({ message_type: 'history', messages: [answer], has_more: false });
+    // Sent while the server shuts down: it takes no new message, then closes the socket with 1012.
+    await userEvent.type(screen.getByRole('textbox', { name: 'Message' }), 'Still there?{Enter}');
+    const [sent] = latest().sent as Array<{ client_id: string }>;
+    latest().serverClose(1012);
+    noOutage();
+    // At once: no retry waits on a timer.
+    expect(sockets).toHaveLength(2);
+    expect(document.querySelector('.chat-status')).toHaveTextContent('Connecting...');
+
+    latest().open();
+    noOutage();
+    expect(document.querySelector('.chat-status')).toHaveTextContent('Connected');
+    latest().receive({ message_type: 'history', messages: [answer], has_more: false });
+    expect(latest().sent).toEqual([
+      { author_type: 'human', message_type: 'message', raw_text: 'Still there?', client_id: sent?.client_id },
+    ]);
+    const log = within(screen.getByRole('log', { name: 'Messages' }));
+    expect(log.getByText('The whole answer')).toBeInTheDocument();
+  });
+});
