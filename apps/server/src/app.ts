@@ -385,7 +385,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     checkModel: () => checkModel(config.llm, config.research.embeddingModel),
   });
   const memoriesRepo = createMemoriesRepo(prisma, app.db.query);
-  const memories = createMemoriesService({ repo: memoriesRepo, clock });
+  const memories = createMemoriesService({ repo: memoriesRepo, clock, limiter });
   await app.register(memoriesRoutes, { memories, publicUrl: config.publicUrl });
 
   const model =

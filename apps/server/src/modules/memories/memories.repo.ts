@@ -1,7 +1,7 @@
 import { MEMORY_TYPES } from '@daybook/contracts';
 import { parseUtcTimestamp, type Query } from '../../db/database.ts';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
-import { createAccountsRepo, type Tx } from '../accounts/accounts.repo.ts';
+import type { Tx } from '../accounts/accounts.repo.ts';
 
 /** A transaction from `transaction()`. */
 export type WriteTx = Prisma.TransactionClient;
@@ -292,7 +292,6 @@ export function createMemoriesRepo(prisma: PrismaClient, query: Query) {
       return { items: found?.items ?? '', count: n, next };
     },
     /** The rate-limit table's queries (accounts.repo.ts), for a limiter of the export's own. */
-    rateLimits: createAccountsRepo(prisma, query),
     /** Oldest first; `limit` for callers that need only the first few. */
     listActive: (userId: number, limit?: number) =>
       prisma.memory.findMany({

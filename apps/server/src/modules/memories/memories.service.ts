@@ -18,7 +18,7 @@ import { LRUCache } from 'lru-cache';
 import type { z } from 'zod';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
-import { createRateLimiter, LIMITS, type RateLimiter } from '../accounts/rate-limit.ts';
+import { LIMITS, type RateLimiter } from '../accounts/rate-limit.ts';
 import {
   type ExportBatch,
   type ExportCursor,
@@ -120,12 +120,12 @@ export function createListCaches({ pageBytes = 8 * 1024 * 1024, searchIds = 200_
 export function createMemoriesService({
   repo,
   clock,
-  // The app's limiter when given; one of our own otherwise, on the same table and clock.
-  limiter = createRateLimiter({ repo: repo.rateLimits, clock }),
+  limiter,
 }: {
   repo: MemoriesRepo;
   clock: Clock;
-  limiter?: RateLimiter;
+  /** The app's rate limiter (accounts owns its table). */
+  limiter: RateLimiter;
 }) {
   const { pages, searches } = createListCaches();
   /** Users with an import running in this process. */
