@@ -1,5 +1,7 @@
 // A new user's whole account journey in Chromium: invite link from the operator command, signup,
-// verification mail over real SMTP, sign in and out, password change, password reset by mail.
+// verification mail over real SMTP, sign in and out, password change (another browser is told why
+// it was signed out), password reset by mail; an invite bound to an address, and a used one.
+// Run alone: npx vite build apps/web --logLevel warn && npx vitest run --project e2e tests/e2e/accounts.test.ts
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
@@ -10,17 +12,20 @@ let smtp: TestSmtp;
 let app: RunningApp;
 let browser: Browser;
 let signupLink = '';
+let boundLink = '';
 
 const EMAIL = 'sam.rivera@example.com';
 const FIRST_PASSWORD = 'mornings are for coffee';
 const SECOND_PASSWORD = 'evenings are for books';
 const THIRD_PASSWORD = 'weekends are for hiking';
+const BOUND_EMAIL = 'lee.invited@example.com';
 
 beforeAll(async () => {
   smtp = await startSmtp();
   [app, browser] = await Promise.all([
     startApp({ SMTP_URL: smtp.url, MAIL_FROM: 'Daybook <hello@daybook.test>' }, (run) => {
       signupLink = createInviteLink(run, '--uses', '2', '--expires', '7d');
+      boundLink = createInviteLink(run, '--email', BOUND_EMAIL);
     }),
     launchBrowser(),
   ]);
@@ -66,7 +71,9 @@ describe('a new user, from invite link to a signed-in session', () => {
     const before = smtp.messages.length;
     await page.goto(signupLink.replace(/^https?:\/\/[^/]+/, app.baseUrl));
     await page.getByRole('heading', { name: 'Create Account' }).waitFor();
-    expect(await page.getByLabel('Invite Token').inputValue()).toBe(new URL(signupLink).searchParams.get('itoken'));
+    // The link carries a usable token: nobody is asked to type it.
+    await page.getByText("You're invited. Enter your email and choose a password to create your account.").waitFor();
+    expect(await page.getByLabel('Invite Token').count()).toBe(0);
     await expectAccessible(page, 'signup');
     await screenshot(page, 'signup');
     await page.getByLabel('Email').fill(EMAIL);
@@ -146,7 +153,17 @@ describe('a new user, from invite link to a signed-in session', () => {
     await page.waitForURL((u) => u.pathname === '/chat');
   });
 
-  it('changes the password and is sent to the profile', async () => {
+  it('changes the password and is sent to the profile; another browser is signed out and told why', async () => {
+    // The same account, open in the chat of another browser.
+    const other = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const otherPage = await other.newPage();
+    await signIn(otherPage, EMAIL, FIRST_PASSWORD);
+    await otherPage.waitForURL((u) => u.pathname === '/');
+    await otherPage.goto(`${app.baseUrl}/chat`);
+    // Connected: the chat's socket is what hears the session end.
+    const box = otherPage.getByRole('textbox', { name: 'Message', exact: true });
+    await expect.poll(() => box.isEnabled(), { timeout: 15_000 }).toBe(true);
+
     await page.goto(`${app.baseUrl}/auth/change-password`);
     // A wrong current password is named as such, and Try Again brings the form back.
     await page.getByLabel('Current Password').fill('not my password at all');
@@ -164,6 +181,28 @@ describe('a new user, from invite link to a signed-in session', () => {
     await expectAccessible(page, 'change-password-success');
     await screenshot(page, 'change-password-success');
     await page.waitForURL((u) => u.pathname === '/profile', { timeout: 10_000 });
+
+    // The other browser's chat was closed with its session: it is on the sign-in page, which says why.
+    await otherPage.waitForURL((u) => u.pathname === '/auth/login', { timeout: 15_000 });
+    const notice = otherPage.getByRole('status').filter({ hasText: 'You were signed out' });
+    await notice.waitFor();
+    expect(await notice.textContent()).toBe(
+      'You were signed out because your password was changed. Sign in with your new password.',
+    );
+    await expectAccessible(otherPage, 'login-password-changed');
+    await screenshot(otherPage, 'login-password-changed');
+    await otherPage.setViewportSize({ width: 360, height: 780 });
+    expect(await otherPage.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await expectAccessible(otherPage, 'login-password-changed');
+    await screenshot(otherPage, 'login-password-changed');
+    // Signed in again with the new password, it is back in the chat it was in, and the notice is gone.
+    await otherPage.getByLabel('Email').fill(EMAIL);
+    await otherPage.getByLabel('Password', { exact: true }).fill(SECOND_PASSWORD);
+    await otherPage.getByRole('button', { name: 'Sign In' }).click();
+    await otherPage.waitForURL((u) => u.pathname === '/chat');
+    await otherPage.goto(`${app.baseUrl}/auth/login`);
+    await otherPage.waitForURL((u) => u.pathname !== '/auth/login');
+    await other.close();
   });
 
   it('signs out, then resets the forgotten password by mail and signs in with the new one', async () => {
@@ -273,6 +312,53 @@ describe('a new user who verifies while still signed in (signup signs them in)',
     await page.waitForURL((u) => u.pathname === '/');
     await page.getByRole('link', { name: 'Begin Chat' }).waitFor();
     await page.close();
+  });
+});
+
+describe('an invite bound to an address', () => {
+  it('fills in and locks the address, asks for no token, and signs up', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const page = await context.newPage();
+    await page.goto(boundLink.replace(/^https?:\/\/[^/]+/, app.baseUrl));
+    const email = page.getByLabel('Email');
+    await email.waitFor();
+    expect(await email.inputValue()).toBe(BOUND_EMAIL);
+    expect(await email.isEditable()).toBe(false);
+    await page.getByText('This invite is for this address only, so it cannot be changed.').waitFor();
+    expect(await page.getByLabel('Invite Token').count()).toBe(0);
+    expect(await page.getByText(/invite token/i).count()).toBe(0);
+    await expectAccessible(page, 'signup-bound');
+    await screenshot(page, 'signup-bound');
+    await page.setViewportSize({ width: 360, height: 780 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await expectAccessible(page, 'signup-bound');
+    await screenshot(page, 'signup-bound');
+
+    await page.getByLabel('Password', { exact: true }).fill('lanterns in the garden');
+    await page.getByLabel('Confirm Password').fill('lanterns in the garden');
+    await page.getByRole('button', { name: 'Sign Up' }).click();
+    await page.waitForURL((u) => u.pathname === '/demo-tour');
+    const me = await page.evaluate(() => fetch('/api/users/me/').then((r) => r.json()));
+    expect(me.email).toBe(BOUND_EMAIL);
+    await context.close();
+  });
+
+  it('once used, the link says so and whom to ask for a new one', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const page = await context.newPage();
+    await page.goto(boundLink.replace(/^https?:\/\/[^/]+/, app.baseUrl));
+    const notice = page.getByRole('alert');
+    await notice.getByText("This invite link can't be used.").waitFor();
+    await notice.getByText('This invite has already been used.').waitFor();
+    await notice.getByText('Need a new invite? Ask Daybook Maintainers, who runs this Daybook.').waitFor();
+    expect(await page.getByLabel('Invite Token').inputValue()).toBe('');
+    await expectAccessible(page, 'signup-used-invite');
+    await screenshot(page, 'signup-used-invite');
+    await page.setViewportSize({ width: 360, height: 780 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await expectAccessible(page, 'signup-used-invite');
+    await screenshot(page, 'signup-used-invite');
+    await context.close();
   });
 });
 

@@ -159,7 +159,11 @@ export function createInviteLink(run: RunCommand, ...args: string[]): string {
 /** Signs up on the signup page an invite link opens; a new account lands on the demo tour, signed in. */
 export async function signUpInBrowser(page: Page, signupLink: string, email: string, password: string) {
   await page.goto(signupLink);
-  await page.getByLabel('Email').fill(email);
+  const field = page.getByLabel('Email');
+  await field.waitFor();
+  // An invite bound to an address comes with it filled in and locked.
+  if (await field.isEditable()) await field.fill(email);
+  else if ((await field.inputValue()) !== email) throw new Error(`the invite is for ${await field.inputValue()}`);
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByLabel('Confirm Password').fill(password);
   await page.getByRole('button', { name: 'Sign Up' }).click();

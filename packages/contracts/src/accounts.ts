@@ -39,10 +39,18 @@ export const ZAuthenticatedResponse = z.object({
 });
 export type TAuthenticatedResponse = z.infer<typeof ZAuthenticatedResponse>;
 
+/**
+ * Why this browser's session ended, when the server knows and it is worth telling: the account's
+ * password was changed (or reset) on another device. Sent in a 401's `meta.session_ended`
+ * (additive: allauth clients ignore it) until the browser signs in again or the session would have expired.
+ */
+export const ZSessionEndedReason = z.enum(['password_changed']);
+export type TSessionEndedReason = z.infer<typeof ZSessionEndedReason>;
+
 export const ZUnauthenticatedResponse = z.object({
   status: z.literal(401),
   data: z.object({ flows: z.array(ZFlow), user: ZAllauthUser.optional() }),
-  meta: z.object({ is_authenticated: z.boolean() }),
+  meta: z.object({ is_authenticated: z.boolean(), session_ended: ZSessionEndedReason.optional() }),
 });
 export type TUnauthenticatedResponse = z.infer<typeof ZUnauthenticatedResponse>;
 
@@ -222,3 +230,16 @@ export type TCreateInviteRequest = z.infer<typeof ZCreateInviteRequest>;
 
 export const ZCreateInviteResponse = z.object({ invite: ZInvite, token: z.string(), signup_url: z.string() });
 export const ZInviteList = z.object({ results: z.array(ZInvite), count: z.number().int() });
+
+/** GET /api/auth/invite/?token=: the signup page asks about the invite its link carries. */
+export const ZInviteLookupQuery = z.object({
+  token: z.string({ error: 'Invite token is required' }).trim().min(1, 'Invite token is required').max(200),
+});
+export type TInviteLookupQuery = z.infer<typeof ZInviteLookupQuery>;
+
+/**
+ * An invite that can be used now (any other token answers 404 with the reason): `email` is the
+ * address it is bound to, the only one it signs up, or null for any address.
+ */
+export const ZInviteLookupResponse = z.object({ valid: z.literal(true), email: z.string().nullable() });
+export type TInviteLookupResponse = z.infer<typeof ZInviteLookupResponse>;

@@ -183,6 +183,12 @@ export function createAccountsRepo(prisma: PrismaClient, query: Query = prismaQu
     deleteSession: (id: string, tx: Tx = prisma) => tx.session.deleteMany({ where: { id } }),
     deleteUserSessions: (userId: number, exceptId?: string, tx: Tx = prisma) =>
       tx.session.deleteMany({ where: { userId, ...(exceptId ? { NOT: { id: exceptId } } : {}) } }),
+    /** Ends them, keeping each row as nobody's session holding only `data` (why it ended), until it would have expired. */
+    endUserSessions: (userId: number, exceptId: string | undefined, data: object, tx: Tx = prisma) =>
+      tx.session.updateMany({
+        where: { userId, ...(exceptId ? { NOT: { id: exceptId } } : {}) },
+        data: { userId: null, data },
+      }),
     deleteExpiredSessions: (now: Date, tx: Tx = prisma) => tx.session.deleteMany({ where: { expiresAt: { lt: now } } }),
 
     // ---- rate limits ----

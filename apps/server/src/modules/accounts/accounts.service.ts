@@ -320,6 +320,12 @@ export function createAccountsService(deps: AccountsDeps) {
       return { user: result.user, existingUserId: null, email };
     },
 
+    /** GET /api/auth/invite/: the invite a signup link carries, for its page (rate-limited per address). */
+    async lookupInvite(token: string, ctx: RequestContext) {
+      if (!(await limiter.consume(LIMITS.inviteLookup(ctx.ip)))) throw new AccountError(429);
+      return invites.lookup(token);
+    },
+
     async checkVerifyKey(key: unknown) {
       const { address, user } = await resolveVerifyKey(key);
       return { email: address.email, user };

@@ -68,8 +68,12 @@ export default async function allauthRoutes(
   const authenticated = (reply: FastifyReply, user: UserRow, methods: AuthMethodRecord[]) =>
     envelope(reply, 200, { data: { user: accounts.serializeUser(user), methods }, meta: { is_authenticated: true } });
 
+  // `session_ended` is additive: allauth clients ignore it; this web app says why the person was signed out.
   const unauthenticated = (reply: FastifyReply, data?: SessionData) =>
-    envelope(reply, 401, { data: { flows: flows(data) }, meta: { is_authenticated: false } });
+    envelope(reply, 401, {
+      data: { flows: flows(data) },
+      meta: data?.ended ? { is_authenticated: false, session_ended: data.ended } : { is_authenticated: false },
+    });
 
   /** 401 flows unless signed in; narrows request.user. */
   function requireUser(request: FastifyRequest): UserRow {
@@ -193,8 +197,8 @@ export default async function allauthRoutes(
 
   app.post('/auth/password/reset', async (request, reply) => {
     const user = await accounts.resetPassword(body(request), ctx(request));
-    // Every session of the account ends; the person signs in with the new password.
-    await request.server.sessionOptions.sessions.destroyAllFor(user.id);
+    // Every session of the account ends (each is told why); the person signs in with the new password.
+    await request.server.sessionOptions.sessions.destroyAllFor(user.id, undefined, 'password_changed');
     if (request.session?.user?.id === user.id) await endSession(request, reply);
     return unauthenticated(reply, request.session?.data);
   });
@@ -213,8 +217,8 @@ export default async function allauthRoutes(
   app.post('/account/password/change', async (request, reply) => {
     const user = requireUser(request);
     const updated = await accounts.changePassword(user, body(request));
-    // This device stays signed in (fresh key); every other session of the account ends.
-    await request.server.sessionOptions.sessions.destroyAllFor(user.id, request.session?.id);
+    // This device stays signed in (fresh key); every other session of the account ends, told why.
+    await request.server.sessionOptions.sessions.destroyAllFor(user.id, request.session?.id, 'password_changed');
     await startSession(request, reply, updated, request.session?.data ?? {});
     return authenticated(reply, updated, request.session?.data.methods ?? []);
   });

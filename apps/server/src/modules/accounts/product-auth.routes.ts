@@ -1,8 +1,10 @@
 // The product's own account calls (/api/auth/...), in the /api error shape.
 import {
   resendThrottled,
+  type TInviteLookupResponse,
   type TResendVerificationResponse,
   type TSignupResponse,
+  ZInviteLookupQuery,
   ZPasswordResetRequest,
   ZSignupRequest,
 } from '@daybook/contracts';
@@ -51,6 +53,20 @@ export default async function productAuthRoutes(app: FastifyInstance, { accounts
       if (err instanceof AccountError) throw toAppError(err, { password: 'password1' });
       throw err;
     }
+  });
+
+  // Public: the token is the secret (144 random bits), and look-ups are limited per client address.
+  app.get('/api/auth/invite/', async (request, reply) => {
+    const { token } = ZInviteLookupQuery.parse(request.query ?? {});
+    let body: TInviteLookupResponse;
+    try {
+      body = await accounts.lookupInvite(token, { ip: request.ip });
+    } catch (err) {
+      if (err instanceof InviteError) throw new AppError('not_found', err.message);
+      if (err instanceof AccountError) throw toAppError(err);
+      throw err;
+    }
+    return reply.header('Cache-Control', 'no-store').send(body);
   });
 
   app.post('/api/auth/password/reset/', async (request) => {

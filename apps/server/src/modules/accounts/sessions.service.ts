@@ -1,6 +1,7 @@
 // Server-side sessions. The cookie carries a random key; the table stores its SHA-256, so a
 // database leak does not hand out live sessions.
 import { createHash, randomBytes } from 'node:crypto';
+import type { TSessionEndedReason } from '@daybook/contracts';
 import type { Clock } from '../../lib/clock.ts';
 import type { AccountsRepo, UserRow } from './accounts.repo.ts';
 import type { SessionCache } from './session-cache.ts';
@@ -19,6 +20,8 @@ export interface AuthMethodRecord {
 export interface SessionData {
   methods?: AuthMethodRecord[];
   pendingVerify?: { userId: number; email: string; at: number };
+  /** A session ended by something its browser should hear of (see destroyAllFor): nobody's now. */
+  ended?: TSessionEndedReason;
 }
 
 export interface LoadedSession {
@@ -114,9 +117,14 @@ export function createSessionsService({
       cache?.forgetSession(id);
       ended({ ids: [id] });
     },
-    /** Ends every session of `userId` but `exceptId` (password reset or change, deactivation). */
-    async destroyAllFor(userId: number, exceptId?: string) {
-      await repo.deleteUserSessions(userId, exceptId);
+    /**
+     * Ends every session of `userId` but `exceptId` (password reset or change, deactivation). With a
+     * `reason`, each stays as an anonymous session that says only why it ended, so the browser's next
+     * request can tell the person (signing in replaces it; the hourly sweep drops it when it expires).
+     */
+    async destroyAllFor(userId: number, exceptId?: string, reason?: TSessionEndedReason) {
+      if (reason) await repo.endUserSessions(userId, exceptId, { ended: reason } satisfies SessionData);
+      else await repo.deleteUserSessions(userId, exceptId);
       cache?.forgetUser(userId);
       ended(exceptId ? { userId, exceptId } : { userId });
     },

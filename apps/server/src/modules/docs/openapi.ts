@@ -55,6 +55,7 @@ export const COMPONENTS = {
   EmailRequest: c.ZPasswordResetRequest,
   PasswordResetResponse: c.ZPasswordResetResponse,
   ResendVerificationResponse: c.ZResendVerificationResponse,
+  InviteLookupResponse: c.ZInviteLookupResponse,
   UserMe: c.ZUserMe,
   UserLocation: c.ZUserLocation,
   UpdateUserMeRequest: c.ZUpdateUserMeRequest,
@@ -227,6 +228,21 @@ export const OPERATIONS: ApiOperation[] = [
     body: { schema: c.ZSignupRequest, required: true },
     responses: { 201: { description: 'A verification email is on its way.', schema: c.ZSignupResponse } },
     errors: { 409: 'Already signed in.', 429: 'Too many attempts from this address.' },
+  },
+  {
+    method: 'get',
+    path: '/api/auth/invite/',
+    tag: 'Accounts',
+    summary: 'Look up the invite a signup link carries',
+    description:
+      'For the signup page: whether the token can be used now and, for an invite bound to an address, that address (the only one it signs up). Holding the token is the permission; look-ups are limited per client address.',
+    auth: 'public',
+    query: c.ZInviteLookupQuery,
+    responses: { 200: { description: 'The invite can be used.', schema: c.ZInviteLookupResponse } },
+    errors: {
+      404: 'The token is unknown, used up, expired or revoked (`error` says which).',
+      429: 'Too many look-ups from this address.',
+    },
   },
   {
     method: 'post',
@@ -436,6 +452,9 @@ export const OPERATIONS: ApiOperation[] = [
         io: 'input',
         headers: { 'Content-Disposition': 'attachment; filename="daybook-memories-YYYY-MM-DD.json"' },
       },
+    },
+    errors: {
+      429: "Over 10 exports in an hour, or one of the user's exports is still being sent (`Retry-After` says when to try again).",
     },
   },
   {
@@ -664,6 +683,11 @@ export const WEBSOCKET = {
     {
       code: c.CLOSE_CODES.policyViolation,
       meaning: 'Not signed in, or the session ended (sign out, password change): do not reconnect.',
+    },
+    {
+      code: c.CLOSE_CODES.serviceRestart,
+      meaning:
+        'The server is restarting (a deploy, a shutdown): reconnect at once, to another instance if there is one.',
     },
     {
       code: c.CLOSE_CODES.tryAgainLater,

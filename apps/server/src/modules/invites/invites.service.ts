@@ -1,7 +1,7 @@
 // Invite tokens: random, stored only as a hash, optionally bound to an email, limited in uses and
 // time, revocable. Signup consumes one use inside the transaction that creates the user.
 import { createHash, randomBytes } from 'node:crypto';
-import type { TInvite } from '@daybook/contracts';
+import type { TInvite, TInviteLookupResponse } from '@daybook/contracts';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { Tx } from '../accounts/accounts.repo.ts';
@@ -73,6 +73,16 @@ export function createInvitesService({
       clock.now(),
     );
 
+  /** The invite `token` names when it can be used right now; otherwise why it cannot. */
+  async function usable(token: string, tx?: Tx) {
+    const invite = await repo.findByHash(hashToken(token.trim()), tx);
+    if (!invite) throw new InviteError('invalid');
+    if (invite.revokedAt) throw new InviteError('revoked');
+    if (invite.expiresAt && invite.expiresAt <= clock.now()) throw new InviteError('expired');
+    if (invite.maxUses !== null && invite.uses >= invite.maxUses) throw new InviteError('exhausted');
+    return invite;
+  }
+
   const signupUrl = (token: string) => {
     const url = new URL(signupPage);
     url.searchParams.set('itoken', token);
@@ -110,13 +120,18 @@ export function createInvitesService({
 
     /** Why `token` cannot be used by `email` right now, or the invite when it can. */
     async check(token: string, email: string, tx?: Tx) {
-      const invite = await repo.findByHash(hashToken(token.trim()), tx);
-      if (!invite) throw new InviteError('invalid');
-      if (invite.revokedAt) throw new InviteError('revoked');
-      if (invite.expiresAt && invite.expiresAt <= clock.now()) throw new InviteError('expired');
-      if (invite.maxUses !== null && invite.uses >= invite.maxUses) throw new InviteError('exhausted');
+      const invite = await usable(token, tx);
       if (invite.email && invite.email !== email) throw new InviteError('wrong_email');
       return invite;
+    },
+
+    /**
+     * What the holder of `token` may know before signing up: the address the invite is bound to.
+     * Only for an invite usable now; otherwise why not (an old link says nothing of whom it was for).
+     */
+    async lookup(token: string): Promise<TInviteLookupResponse> {
+      const invite = await usable(token);
+      return { valid: true, email: invite.email };
     },
 
     /** Takes a use for `userId`; throws when another signup took the last one first. */

@@ -223,3 +223,67 @@ describe('Sign in', () => {
     expect(router.state.location.pathname).toBe('/auth/login');
   });
 });
+
+describe('Sign in after the session ended elsewhere', () => {
+  /** The account API's answer to a browser whose session a password change on another device ended. */
+  const ENDED_BY_PASSWORD_CHANGE = reply(401, {
+    status: 401,
+    data: { flows: [{ id: 'login' }, { id: 'signup' }] },
+    meta: { is_authenticated: false, session_ended: 'password_changed' },
+  });
+  const NOTICE = 'You were signed out because your password was changed. Sign in with your new password.';
+
+  it('says why when a page that needs a session sends the browser to sign in', async () => {
+    let signedIn = false;
+    mockFetch({
+      [SESSION]: () => (signedIn ? SESSION_SIGNED_IN : ENDED_BY_PASSWORD_CHANGE),
+      [LOGIN]: () => {
+        signedIn = true;
+        return SESSION_SIGNED_IN;
+      },
+    });
+    const { router } = open('/chat');
+    // Announced politely: a status, not an alert.
+    expect(await screen.findByText(NOTICE)).toBeInTheDocument();
+    expect(screen.getByRole('status')).toHaveTextContent(NOTICE);
+    expect(router.state.location.pathname).toBe('/auth/login');
+    expect(router.state.location.search).toBe(`?next=${encodeURIComponent('/chat')}`);
+    // Above the form, which is still the page's one task.
+    expect(screen.getByLabelText('Email')).toHaveFocus();
+
+    await signIn();
+    await waitFor(() => expect(router.state.location.pathname).toBe('/chat'));
+    expect(screen.queryByText(NOTICE)).toBeNull();
+  });
+
+  it('stays beside the error of a sign-in with the old password', async () => {
+    let signedIn = false;
+    mockFetch({
+      [SESSION]: () => (signedIn ? SESSION_SIGNED_IN : ENDED_BY_PASSWORD_CHANGE),
+      [LOGIN]: (_request, n) => {
+        if (n === 0)
+          return allauthErrors({
+            message: 'The email address and/or password you specified are not correct.',
+            code: 'email_password_mismatch',
+          });
+        signedIn = true;
+        return SESSION_SIGNED_IN;
+      },
+    });
+    open();
+    expect(await screen.findByText(NOTICE)).toBeInTheDocument();
+    await signIn('sam@example.com', 'the old password');
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'The email address and/or password you specified are not correct.',
+    );
+    expect(screen.getByText(NOTICE)).toBeInTheDocument();
+  });
+
+  it('says nothing of the kind to a browser that simply is not signed in', async () => {
+    mockFetch();
+    open('/chat');
+    expect(await screen.findByRole('heading', { name: 'Sign In' })).toBeInTheDocument();
+    expect(screen.queryByText(/You were signed out/)).toBeNull();
+    expect(screen.queryByRole('status')).toBeNull();
+  });
+});

@@ -1,3 +1,4 @@
+import type { TSessionEndedReason } from '@daybook/contracts';
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
 import { EmailField, Field, FormError, useForm } from '../../components/form.tsx';
@@ -21,6 +22,11 @@ export const LOGIN_UNEXPECTED = 'An unexpected error occurred. Please try again.
 export const SESSION_NOT_VALID = 'Authentication failed after login. Session may not be valid.';
 export const NOT_VERIFIED = 'Your email address has not been verified yet.';
 
+/** Why the server ended this browser's session, as the person reads it here. */
+export const SESSION_ENDED: Record<TSessionEndedReason, string> = {
+  password_changed: 'You were signed out because your password was changed. Sign in with your new password.',
+};
+
 /** The session cookie can lag behind the login answer: recheck after 100 ms, then once more after 500 ms. */
 const RECHECK_DELAYS_MS = [100, 500];
 
@@ -36,7 +42,8 @@ function isUnverified(res: AllauthResponse): boolean {
 type Problem = { kind: 'error'; message: string } | { kind: 'unverified'; email: string } | null;
 
 export function LoginPage() {
-  const { refresh } = useAuth();
+  const { state, refresh } = useAuth();
+  const ended = state.status === 'anonymous' ? state.ended : undefined;
   const navigate = useNavigate();
   const location = useLocation();
   const form = useForm({ email: '', password: '' }, validateLogin);
@@ -100,6 +107,11 @@ export function LoginPage() {
         </p>
       }
     >
+      {ended && (
+        <div className="banner banner-info auth-alert" role="status">
+          <div className="banner-message">{SESSION_ENDED[ended]}</div>
+        </div>
+      )}
       {problem?.kind === 'error' && <FormError>{problem.message}</FormError>}
       {problem?.kind === 'unverified' && (
         <div className="auth-notice" role="alert">

@@ -1,25 +1,83 @@
 import type { TSiteInfo } from '@daybook/contracts';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { EmailField, Field, FormError, useForm } from '../../components/form.tsx';
-import { serverFieldErrors, serverMessage } from '../../lib/api.ts';
+import { Loading } from '../../components/Loading.tsx';
+import { ApiError, serverFieldErrors, serverMessage } from '../../lib/api.ts';
 import { useSite } from '../../lib/site.tsx';
 import { AuthCard, CheckEmailCard } from './AuthCard.tsx';
 import { invalidateSession } from './allauth.ts';
-import { signup } from './api.ts';
+import { lookupInvite, signup } from './api.ts';
 import { useAuth } from './auth-context.tsx';
 import { PASSWORD_HINT, type SignupField, validateSignup } from './validation.ts';
 
 export const SIGNUP_FAILED = 'Signup failed. Please check your information and try again.';
 const FIELDS: readonly SignupField[] = ['inviteToken', 'email', 'password1', 'password2'];
+export const BOUND_EMAIL_HINT = 'This invite is for this address only, so it cannot be changed.';
+
+/** What the signup page knows of the invite its link (?itoken=) carries. */
+type Invite =
+  | { state: 'none' }
+  | { state: 'checking' }
+  /** Usable now: the token stays out of sight, and a bound address is the one to sign up with. */
+  | { state: 'valid'; email: string | null }
+  /** Unusable (used up, expired, revoked, unknown), and why. */
+  | { state: 'invalid'; reason: string }
+  /** The check failed (offline, server trouble): the token is shown for the person to send as is. */
+  | { state: 'unknown' };
+
+type KnownInvite = Exclude<Invite, { state: 'checking' }>;
+
+function useInvite(token: string): Invite {
+  const [invite, setInvite] = useState<Invite>(token ? { state: 'checking' } : { state: 'none' });
+  useEffect(() => {
+    if (!token) {
+      setInvite({ state: 'none' });
+      return;
+    }
+    setInvite({ state: 'checking' });
+    const abort = new AbortController();
+    lookupInvite(token, abort.signal).then(
+      ({ email }) => setInvite({ state: 'valid', email }),
+      (err: unknown) => {
+        if (abort.signal.aborted) return;
+        if (err instanceof ApiError && err.status === 404 && err.code === 'not_found')
+          setInvite({ state: 'invalid', reason: err.message });
+        else setInvite({ state: 'unknown' });
+      },
+    );
+    return () => abort.abort();
+  }, [token]);
+  return invite;
+}
 
 export function SignupPage() {
   const [params] = useSearchParams();
+  const token = (params.get('itoken') ?? '').trim();
+  const invite = useInvite(token);
+  if (invite.state === 'checking')
+    return (
+      <AuthCard title="Create Account">
+        <Loading label="Checking your invite..." />
+      </AuthCard>
+    );
+  return <SignupForm key={`${token}:${invite.state}`} token={token} invite={invite} />;
+}
+
+function SignupForm({ token, invite }: { token: string; invite: KnownInvite }) {
   const { refresh } = useAuth();
   const navigate = useNavigate();
   const site = useSite();
+  // A usable invite's token came with the link: it is sent, never asked for.
+  const tokenFromLink = invite.state === 'valid';
+  const boundEmail = invite.state === 'valid' ? invite.email : null;
   const form = useForm(
-    { inviteToken: params.get('itoken') ?? '', email: '', password1: '', password2: '' },
+    {
+      inviteToken: tokenFromLink || invite.state === 'unknown' ? token : '',
+      email: boundEmail ?? '',
+      password1: '',
+      password2: '',
+    },
     validateSignup,
   );
   const [busy, setBusy] = useState(false);
@@ -37,7 +95,11 @@ export function SignupPage() {
     try {
       await signup({ inviteToken: inviteToken.trim(), email: email.trim(), password1, password2 });
     } catch (err) {
-      const fields = serverFieldErrors(err, FIELDS);
+      // Without a token field, what the server says of the token is the form's message.
+      const fields = serverFieldErrors(
+        err,
+        FIELDS.filter((f) => !(tokenFromLink && f === 'inviteToken')),
+      );
       form.showServerErrors(fields);
       const message = serverMessage(err);
       // The general message is left out when it only repeats a field's message.
@@ -69,19 +131,31 @@ export function SignupPage() {
     );
   }
 
+  const creator = site.status === 'ready' ? site.site.creator : null;
+  let subtitle = 'Daybook is invite-only. Enter the invite token you received to get started.';
+  if (boundEmail) subtitle = "You're invited. Choose a password to create your account.";
+  else if (tokenFromLink) subtitle = "You're invited. Enter your email and choose a password to create your account.";
   return (
     <AuthCard
       title="Create Account"
-      subtitle="Daybook is invite-only. Enter the invite token you received to get started."
+      subtitle={subtitle}
       footer={
         <>
-          {site.status === 'ready' && <InviteFrom creator={site.site.creator} />}
+          {/* Who to ask, for someone without an invite (an unusable link's notice says it there). */}
+          {creator && (invite.state === 'none' || invite.state === 'unknown') && <InviteFrom creator={creator} />}
           <p>
             Already have an account? <Link to="/auth/login">Sign in</Link>
           </p>
         </>
       }
     >
+      {invite.state === 'invalid' && (
+        <div className="auth-notice" role="alert">
+          <p className="auth-notice-title">This invite link can't be used.</p>
+          <p>{invite.reason}</p>
+          {creator && <InviteFrom creator={creator} lead="Need a new invite?" />}
+        </div>
+      )}
       {error && <FormError>{error}</FormError>}
       {created && (
         <div className="banner banner-success auth-alert" role="status">
@@ -89,14 +163,21 @@ export function SignupPage() {
         </div>
       )}
       <form className="auth-form" noValidate onSubmit={onSubmit}>
-        <Field
-          {...form.field('inviteToken')}
-          label="Invite Token"
-          autoComplete="off"
-          autoCapitalize="none"
-          spellCheck={false}
+        {!tokenFromLink && (
+          <Field
+            {...form.field('inviteToken')}
+            label="Invite Token"
+            autoComplete="off"
+            autoCapitalize="none"
+            spellCheck={false}
+          />
+        )}
+        {/* The server signs up only the address a bound invite names. */}
+        <EmailField
+          {...form.field('email')}
+          readOnly={boundEmail !== null}
+          hint={boundEmail !== null ? BOUND_EMAIL_HINT : undefined}
         />
-        <EmailField {...form.field('email')} />
         <Field
           {...form.field('password1')}
           label="Password"
@@ -114,12 +195,16 @@ export function SignupPage() {
 }
 
 /** Who to ask for an invite: a way to reach them when this Daybook names one, else just who runs it. */
-function InviteFrom({ creator }: { creator: TSiteInfo['creator'] }) {
+function InviteFrom({ creator, lead = 'No invite yet?' }: { creator: TSiteInfo['creator']; lead?: string }) {
   if (creator.email || creator.links.length)
     return (
       <p>
-        No invite yet? <Link to={`/${creator.slug}`}>Request one from {creator.name}</Link>
+        {lead} <Link to={`/${creator.slug}`}>Request one from {creator.name}</Link>
       </p>
     );
-  return <p>No invite yet? Ask {creator.name}, who runs this Daybook.</p>;
+  return (
+    <p>
+      {lead} Ask {creator.name}, who runs this Daybook.
+    </p>
+  );
 }

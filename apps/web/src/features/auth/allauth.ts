@@ -1,6 +1,14 @@
 // Client for the account API (/_allauth/browser/v1, django-allauth's headless wire format).
 // Calls resolve with the envelope, whatever the HTTP status; only a network failure throws.
-import { type TAllauthError, type TAllauthUser, ZAllauthError, ZAllauthUser, ZFlow } from '@daybook/contracts';
+import {
+  type TAllauthError,
+  type TAllauthUser,
+  type TSessionEndedReason,
+  ZAllauthError,
+  ZAllauthUser,
+  ZFlow,
+  ZSessionEndedReason,
+} from '@daybook/contracts';
 import { z } from 'zod';
 import { takeBootAnswer } from '../../lib/boot.ts';
 import { clearCsrfCache, getCsrfToken } from '../../lib/csrf.ts';
@@ -77,25 +85,41 @@ async function request(
 
 // ---- session ------------------------------------------------------------------------------------
 
-let sessionCache: { at: number; user: Promise<TAllauthUser | null> } | null = null;
-
-async function loadSessionUser(): Promise<TAllauthUser | null> {
-  const res = await request('GET', '/auth/session');
-  return res.status === 200 && res.data?.user ? res.data.user : null;
+export interface SessionInfo {
+  user: TAllauthUser | null;
+  /** Nobody signed in, because the server ended this browser's session for this reason. */
+  ended: TSessionEndedReason | null;
 }
 
-/** The signed-in user, or null. Cached 5 s; a failed check is not cached. */
-export function getSession(): Promise<TAllauthUser | null> {
-  if (sessionCache && Date.now() - sessionCache.at < SESSION_CACHE_MS) return sessionCache.user;
+const NOBODY: SessionInfo = { user: null, ended: null };
+
+let sessionCache: { at: number; info: Promise<SessionInfo> } | null = null;
+
+async function loadSession(): Promise<SessionInfo> {
+  const res = await request('GET', '/auth/session');
+  if (res.status === 200 && res.data?.user) return { user: res.data.user, ended: null };
+  // Additive in the 401's meta (see ZSessionEndedReason); an unknown reason is no reason.
+  const ended = ZSessionEndedReason.safeParse(res.status === 401 ? res.meta?.session_ended : undefined);
+  return { user: null, ended: ended.success ? ended.data : null };
+}
+
+/** Who is signed in, or why nobody is. Cached 5 s; a failed check is not cached. */
+export function getSessionInfo(): Promise<SessionInfo> {
+  if (sessionCache && Date.now() - sessionCache.at < SESSION_CACHE_MS) return sessionCache.info;
   const entry = {
     at: Date.now(),
-    user: loadSessionUser().catch(() => {
+    info: loadSession().catch(() => {
       if (sessionCache === entry) sessionCache = null;
-      return null;
+      return NOBODY;
     }),
   };
   sessionCache = entry;
-  return entry.user;
+  return entry.info;
+}
+
+/** The signed-in user, or null (see getSessionInfo). */
+export async function getSession(): Promise<TAllauthUser | null> {
+  return (await getSessionInfo()).user;
 }
 
 export function invalidateSession() {

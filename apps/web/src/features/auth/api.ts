@@ -2,6 +2,7 @@
 import {
   type TSignupRequest,
   type TUpdateUserMeRequest,
+  ZInviteLookupResponse,
   ZPasswordResetResponse,
   ZResendVerificationResponse,
   ZSignupResponse,
@@ -22,6 +23,13 @@ export const signup = (body: TSignupRequest) =>
  */
 export const resendVerification = (email: string) =>
   apiRequest('/api/auth/verification/resend/', ZResendVerificationResponse, { method: 'POST', body: { email } });
+
+/**
+ * The invite a signup link carries: its bound address (null: any address). Throws ApiError 404,
+ * with the reason as its message, when the token cannot be used.
+ */
+export const lookupInvite = (token: string, signal?: AbortSignal) =>
+  apiRequest(`/api/auth/invite/?${new URLSearchParams({ token })}`, ZInviteLookupResponse, { signal });
 
 export const requestPasswordReset = (email: string) =>
   apiRequest('/api/auth/password/reset/', ZPasswordResetResponse, { method: 'POST', body: { email } });

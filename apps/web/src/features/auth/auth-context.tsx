@@ -1,8 +1,9 @@
 // Who is signed in. The session check runs once at start; accounts screens call refresh().
+import type { TSessionEndedReason } from '@daybook/contracts';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
 import { claimDrafts } from '../../lib/drafts.ts';
 import { adoptBrowserTimeZone } from '../daily/api.ts';
-import { getSession } from './allauth.ts';
+import { getSessionInfo } from './allauth.ts';
 import { getMe } from './api.ts';
 
 export interface SessionUser {
@@ -15,7 +16,8 @@ export interface SessionUser {
 export type AuthState =
   | { status: 'loading'; user: null }
   | { status: 'authenticated'; user: SessionUser }
-  | { status: 'anonymous'; user: null };
+  /** `ended`: the server ended this browser's session, and said why (the sign-in page tells the person). */
+  | { status: 'anonymous'; user: null; ended?: TSessionEndedReason };
 
 export interface AuthContextValue {
   state: AuthState;
@@ -24,8 +26,8 @@ export interface AuthContextValue {
 
 /** Asks the account API who is signed in (cached 5 s; see allauth.ts). */
 export async function fetchSession(): Promise<AuthState> {
-  const user = await getSession();
-  if (!user) return { status: 'anonymous', user: null };
+  const { user, ended } = await getSessionInfo();
+  if (!user) return ended ? { status: 'anonymous', user: null, ended } : { status: 'anonymous', user: null };
   return {
     status: 'authenticated',
     user: {
@@ -42,6 +44,7 @@ const AuthContext = createContext<AuthContextValue | null>(null);
 /** Whether two states name the same user the same way (a check that changed nothing re-renders nothing). */
 function sameState(a: AuthState, b: AuthState): boolean {
   if (a.status !== b.status) return false;
+  if (a.status === 'anonymous' && b.status === 'anonymous') return a.ended === b.ended;
   if (a.status !== 'authenticated' || b.status !== 'authenticated') return true;
   const [x, y] = [a.user, b.user];
   return (
