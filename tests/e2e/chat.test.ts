@@ -242,6 +242,51 @@ describe('a message sent as the connection drops', () => {
   });
 });
 
+describe('a connection that goes quiet, and a browser that goes offline', () => {
+  it('says so within seconds; a message sent into it waits, then goes out once', { timeout: 60_000 }, async () => {
+    const tab = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    await tab.context().addCookies(await page.context().cookies());
+    let connections = 0;
+    let quiet = false;
+    // Between the page and the server: once the message is sent, the first connection carries
+    // nothing either way and never closes, as a dead network does.
+    await tab.routeWebSocket(/\/ws\/chat\//, (ws) => {
+      const server = ws.connectToServer();
+      const first = ++connections === 1;
+      ws.onMessage((frame) => {
+        if (first && String(frame).includes('Into the void')) quiet = true;
+        if (!(first && quiet)) server.send(frame);
+      });
+      server.onMessage((frame) => {
+        if (!(first && quiet)) ws.send(frame);
+      });
+    });
+    await openChat(tab);
+    const box = tab.getByRole('textbox', { name: 'Message', exact: true });
+    await box.fill('Into the void, then delivered');
+    await box.press('Enter');
+    const mine = tab.locator('.chat-row-human', { hasText: 'Into the void, then delivered' });
+    // Found dead within seconds: the message waits for the connection, with no typing dots.
+    await mine.getByText('waiting for connection...').waitFor({ timeout: 8_000 });
+    expect(await tab.getByRole('status', { name: 'Assistant is typing' }).count()).toBe(0);
+    await tab.getByText('Here is what I think about "Into the void, then delivered"').waitFor({ timeout: 20_000 });
+    expect(connections).toBe(2);
+    expect(await mine.count()).toBe(1);
+
+    // Offline: the badge and a note say so at once; back online, it reconnects by itself.
+    await tab.context().setOffline(true);
+    await tab.locator('.chat-status', { hasText: 'Offline' }).waitFor({ timeout: 5_000 });
+    await tab.getByText('You are offline.', { exact: false }).waitFor();
+    expect(await box.isEnabled()).toBe(false);
+    await expectAccessible(tab, 'chat offline');
+    await screenshot(tab, 'chat-offline');
+    await tab.context().setOffline(false);
+    await tab.locator('.chat-status', { hasText: 'Connected' }).waitFor({ timeout: 10_000 });
+    await expect.poll(() => box.isEnabled(), { timeout: 10_000 }).toBe(true);
+    await tab.close();
+  });
+});
+
 describe('onboarding', () => {
   it('interviews the new user and ends on /chat', async () => {
     fake.onChat((req) => {

@@ -136,6 +136,9 @@ export const ZQueuedEvent = z.object({
  */
 export const ZResearchEvent = z.object({ message_type: z.literal('research'), research: ZResearchCard });
 
+/** Additive: the answer to a client's `ping`, to that socket only. */
+export const ZPongEvent = z.object({ message_type: z.literal('pong') });
+
 export const ZServerEvent = z.union([
   ZChatMessage,
   ZHistoryEvent,
@@ -143,6 +146,7 @@ export const ZServerEvent = z.union([
   ZErrorEvent,
   ZQueuedEvent,
   ZResearchEvent,
+  ZPongEvent,
 ]);
 export type TServerEvent = z.infer<typeof ZServerEvent>;
 
@@ -192,12 +196,19 @@ export const ZCancelResearchRequest = z.object({
   id: z.number().int().positive(),
 });
 
+/**
+ * Additive: asks whether the connection still carries frames (browsers cannot see WebSocket pings).
+ * The server answers `pong` at once; it costs nothing of the user's message budget.
+ */
+export const ZPingRequest = z.object({ message_type: z.literal('ping') });
+
 /** Everything a client sends. */
 export const ZClientEvent = z.discriminatedUnion('message_type', [
   ZClientMessage,
   ZStopRequest,
   ZRegenerateRequest,
   ZCancelResearchRequest,
+  ZPingRequest,
 ]);
 export type TClientEvent = z.infer<typeof ZClientEvent>;
 

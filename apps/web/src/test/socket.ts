@@ -4,8 +4,12 @@ import type { SocketLike, Timers } from '../features/chat/useChatSocket.ts';
 
 export interface FakeSocket extends SocketLike {
   url: string;
-  /** Frames the client sent, parsed. */
+  /** Frames the client sent, parsed (its liveness pings aside: see `pings`). */
   sent: unknown[];
+  /** Liveness pings the client sent. */
+  pings: number;
+  /** Like a server that went quiet (a dead network): it answers nothing, pings included. */
+  stalled: boolean;
   closedWith: number | null;
   open(): void;
   receive(data: unknown): void;
@@ -23,13 +27,22 @@ export function fakeWebSocketClass({ sendThrows = false } = {}) {
     onerror: SocketLike['onerror'] = null;
     onclose: SocketLike['onclose'] = null;
     sent: unknown[] = [];
+    pings = 0;
+    stalled = false;
     closedWith: number | null = null;
     constructor(readonly url: string) {
       sockets.push(this);
     }
     send(data: string) {
       if (sendThrows) throw new Error('send failed');
-      this.sent.push(JSON.parse(data));
+      const frame = JSON.parse(data) as { message_type?: string };
+      if (frame.message_type !== 'ping') {
+        this.sent.push(frame);
+        return;
+      }
+      this.pings++;
+      // A live server answers at once (the client changes no state for it, so no act() is needed).
+      if (!this.stalled) this.onmessage?.({ data: JSON.stringify({ message_type: 'pong' }) } as MessageEvent);
     }
     close(code = 1000) {
       this.readyState = 3;

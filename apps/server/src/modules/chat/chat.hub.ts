@@ -119,7 +119,8 @@ export function createChatHub(bus?: RealtimeBus, now: () => number = Date.now) {
       event.message_type === 'history' ||
       event.message_type === 'queued' ||
       event.message_type === 'error' ||
-      event.message_type === 'research'
+      event.message_type === 'research' ||
+      event.message_type === 'pong'
     )
       return;
     const mine = streams.get(userId);

@@ -15,6 +15,9 @@ export const MAX_SOCKETS_PER_USER = 10;
 // close the socket that sent it with 1013 (try again later).
 export const FLOOD = { max: 20, windowMs: 10_000 };
 export const PING_INTERVAL_MS = 30_000;
+/** The web client's liveness check, as it sends it, and the answer (see ZPingRequest). */
+const PING_FRAME = JSON.stringify({ message_type: 'ping' });
+const PONG_FRAME = JSON.stringify({ message_type: 'pong' });
 
 export interface ChatRoutesOptions {
   chat: ChatService;
@@ -193,6 +196,11 @@ export default async function chatRoutes(
     // Frames of one socket are handled in order, each after its session is found still live.
     let frames: Promise<unknown> = Promise.resolve();
     socket.on('message', (data, isBinary) => {
+      // A client asking whether the connection lives gets its answer at once, outside the budget.
+      if (!isBinary && data.toString() === PING_FRAME) {
+        if (socket.readyState === socket.OPEN) socket.send(PONG_FRAME);
+        return;
+      }
       if (!spend(user.id)) {
         socket.close(CLOSE_CODES.tryAgainLater, 'Too many messages');
         return;

@@ -843,6 +843,7 @@ export function createChatService(deps: {
         return null;
       }
       if (parsed.data.message_type === 'regenerate') return answerAgain(user, channel, parsed.data.reply_to);
+      if (parsed.data.message_type === 'ping') return { message_type: 'pong' };
       if (parsed.data.message_type === 'cancel_research') {
         if (channel === 'chat') await research?.cancel(user.id, parsed.data.id);
         return null;

@@ -103,6 +103,20 @@ describe('one answer at a time per user', () => {
     await c.next(type('markdown'));
     c.ws.close();
   });
+
+  it('answers every liveness ping with a pong, to that socket only, outside the flood budget', async () => {
+    const { browser } = await signedInUser(t);
+    const [a, b] = await Promise.all([chatting(browser), chatting(browser)]);
+    const pings = FLOOD.max * 2;
+    for (let i = 0; i < pings; i++) a.send({ message_type: 'ping' });
+    for (let i = 0; i < pings; i++) await a.next(type('pong'));
+    // The budget is untouched: a message after them is answered, and only the pinging tab got pongs.
+    a.say('still here?');
+    await a.next((e) => e.message_type === 'markdown' && e.raw_text === 'You said: still here?', 10_000);
+    await b.next((e) => e.message_type === 'markdown' && e.raw_text === 'You said: still here?', 10_000);
+    expect(b.events.filter((e) => e.message_type === 'pong')).toEqual([]);
+    for (const c of [a, b]) c.ws.close();
+  });
 });
 
 describe('the end of the onboarding interview', () => {

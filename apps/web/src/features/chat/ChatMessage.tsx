@@ -13,6 +13,8 @@ import { outcomeOf } from './research.cards.ts';
 export { formatTime };
 
 export const SENDING = 'sending...';
+/** Under a message sent while the connection was lost: it goes out once it is back. */
+export const WAITING_FOR_CONNECTION = 'waiting for connection...';
 /** Under a message that waits while earlier ones are answered. */
 export const QUEUED = 'waiting for the answers before it...';
 /** The button on a note in place of an answer: the question is answered again. */
@@ -241,7 +243,10 @@ export function ChatMessage({
   onAskAgain?: AskAgain;
   /** The latest answer: offers another answer to the same question. */
   onRegenerate?: AskAgain;
-  /** False while the connection is down: a streaming answer shows no cursor, it is not being written here. */
+  /**
+   * False while the connection is down: a streaming answer shows no cursor (it is not being written
+   * here), and a message not yet echoed waits for the connection.
+   */
   live?: boolean;
   /** The newest message in the list: an answer that streamed in here stays open only while it is. */
   latest?: boolean;
@@ -293,7 +298,7 @@ export function ChatMessage({
       {!item.streaming && (
         <div className="chat-meta">
           {item.timestamp === null ? (
-            <span className="chat-sending">{SENDING}</span>
+            <span className="chat-sending">{live ? SENDING : WAITING_FOR_CONNECTION}</span>
           ) : (
             <TimeStamp timestamp={item.timestamp} time={time} full={full} />
           )}

@@ -69,4 +69,21 @@ describe('ChatView when the server restarts (1012)', () => {
     const log = within(screen.getByRole('log', { name: 'Messages' }));
     expect(log.getByText('The whole answer')).toBeInTheDocument();
   });
+
+  it('when no instance answers yet, it shows the disconnected outage (not a connection error) and retries', () => {
+    const { sockets, latest, timers } = setup();
+    latest().open();
+    latest().receive({ message_type: 'history', messages: [answer], has_more: false });
+    latest().serverClose(1012);
+    // The one server is still restarting: the attempt at once fails.
+    latest().fail();
+    latest().serverClose(1006);
+    expect(screen.getByText(/You are disconnected\./)).toBeInTheDocument();
+    expect(screen.queryByText(/connection error/i)).not.toBeInTheDocument();
+    const attempts = sockets.length;
+    timers.advance(1_000);
+    expect(sockets).toHaveLength(attempts + 1);
+    latest().open();
+    noOutage();
+  });
 });

@@ -60,6 +60,8 @@ export const ONBOARDING_REDIRECT_MS = 2_500;
 export const ONBOARDING_DONE = "You're all set! Taking you to your chat...";
 export const CARRIED_TO_CHAT = "Onboarding is finished, so your message is waiting in the chat's message box.";
 export const SIGNED_OUT = 'You have been signed out.';
+export const OFFLINE = 'Offline';
+export const OFFLINE_NOTICE = 'You are offline. Messages you sent wait here and go out when you are back online.';
 export const STOP = 'Stop';
 /** Notes in place of an answer that offer to ask the question again. */
 const ASK_AGAIN_NOTES = new Set([ANSWER_INTERRUPTED, ASSISTANT_UNAVAILABLE]);
@@ -336,6 +338,8 @@ export function ChatView({
         return;
       case 'research':
         dispatchResearch({ type: 'card', card: event.research });
+        return;
+      case 'pong':
         return;
       case 'redirect': {
         dispatch({ type: 'message', message: event });
@@ -628,6 +632,9 @@ export function ChatView({
       return false;
     }
     setAwaitingReply(true);
+    // Its echo comes at once on a live connection: if nothing comes, the connection is found dead
+    // within seconds (not when TCP gives up), and the message waits for the next one.
+    socket.probe();
     scrollToBottom();
     return true;
   };
@@ -699,15 +706,17 @@ export function ChatView({
   };
 
   // The header pill follows the banner: an outage keeps its kind, and a retry in progress is "Reconnecting...".
-  const statusKind = reconnecting ? 'connecting' : (outage ?? socket.status);
-  const statusText = reconnecting
-    ? 'Reconnecting...'
-    : {
-        connecting: 'Connecting...',
-        connected: 'Connected',
-        disconnected: 'Disconnected',
-        error: 'Connection problem',
-      }[statusKind];
+  const statusKind = socket.offline ? 'disconnected' : reconnecting ? 'connecting' : (outage ?? socket.status);
+  const statusText = socket.offline
+    ? OFFLINE
+    : reconnecting
+      ? 'Reconnecting...'
+      : {
+          connecting: 'Connecting...',
+          connected: 'Connected',
+          disconnected: 'Disconnected',
+          error: 'Connection problem',
+        }[statusKind];
   // The countdown changes every second: it is shown, but screen readers hear one steady sentence.
   const retryText = reconnecting ? (
     'Reconnecting...'
@@ -770,12 +779,13 @@ export function ChatView({
 
       <div className="chat-banners">
         {/* One banner per outage, of the kind it began as, through every retry until a socket opens. */}
-        {outage === 'disconnected' && (
+        {socket.offline && <Banner variant="info">{OFFLINE_NOTICE}</Banner>}
+        {!socket.offline && outage === 'disconnected' && (
           <Banner variant="info" action={reconnectButton('Reconnect')}>
             You are disconnected. {closeHint(socket.closeCode)} {retryText}
           </Banner>
         )}
-        {outage === 'error' && (
+        {!socket.offline && outage === 'error' && (
           <Banner action={reconnectButton('Retry')}>
             {socket.error ?? SOCKET_ERROR} {retryText}
           </Banner>
@@ -884,7 +894,7 @@ export function ChatView({
                 onCancel={() => cancelResearch(card.id)}
               />
             ))}
-            {(awaitingReply || waiting) && !hasStreaming && (
+            {connected && (awaitingReply || waiting) && !hasStreaming && (
               <div className="chat-row chat-row-assistant is-new">
                 <div className="chat-bubble chat-typing" role="status" aria-label="Assistant is typing">
                   <span className="chat-typing-dot" />

@@ -16,6 +16,13 @@ export const CONNECT_FAILED = 'Connection error';
 
 const CONNECTING = 0;
 const OPEN = 1;
+/** Quiet this long, the client asks the server whether the connection still carries anything. */
+export const HEARTBEAT_MS = 15_000;
+/** Asked (a ping after quiet, or after sending a message), nothing this long: the connection is dead. */
+export const PONG_TIMEOUT_MS = 4_000;
+/** Our own code for a socket given up on (no server sends it): it stalled, or the browser went offline. */
+const GIVEN_UP = 4000;
+const PING = JSON.stringify({ message_type: 'ping' });
 /** Enough history for the burst rule. */
 const KEPT_ATTEMPT_TIMES = 10;
 
@@ -75,6 +82,13 @@ export interface ChatSocket {
   reconnect(): void;
   /** The server closed the socket because the session ended, and the session check agreed. */
   signedOut: boolean;
+  /** The browser says it has no network: nothing is tried until it is back. */
+  offline: boolean;
+  /**
+   * Checks now that the connection still carries frames (after sending a message): when nothing
+   * comes back within PONG_TIMEOUT_MS, the socket is given up and a new one opened.
+   */
+  probe(): void;
 }
 
 export function useChatSocket({
@@ -92,8 +106,10 @@ export function useChatSocket({
   const [retryAt, setRetryAt] = useState<number | null>(null);
   const [outage, setOutage] = useState<OutageKind | null>(null);
   const [signedOut, setSignedOut] = useState(false);
+  const [offline, setOffline] = useState(() => typeof navigator !== 'undefined' && navigator.onLine === false);
   const socketRef = useRef<SocketLike | null>(null);
   const connectRef = useRef<() => void>(() => {});
+  const probeRef = useRef<() => void>(() => {});
   const handlers = useRef({ onEvent, onBadFrame, checkSession });
   handlers.current = { onEvent, onBadFrame, checkSession };
 
@@ -103,14 +119,81 @@ export function useChatSocket({
     let attempts = 0;
     const attemptTimes: number[] = [];
     let timer: unknown = null;
+    let isOffline = typeof navigator !== 'undefined' && navigator.onLine === false;
+    // Closed with 1012 (the server restarts) and not connected since.
+    let restarting = false;
+    // Liveness: when a frame last came, the next check, and the answer a ping waits for.
+    let lastHeard = 0;
+    let heartbeat: unknown = null;
+    let pongDue: unknown = null;
 
     const cancelRetry = () => {
       if (timer !== null) timers.clearTimeout(timer);
       timer = null;
     };
 
+    const stopLiveness = () => {
+      if (heartbeat !== null) timers.clearTimeout(heartbeat);
+      if (pongDue !== null) timers.clearTimeout(pongDue);
+      heartbeat = pongDue = null;
+    };
+
+    /** A frame came: the connection lives. After HEARTBEAT_MS of quiet, it is asked. */
+    const heard = () => {
+      lastHeard = timers.now();
+      if (pongDue !== null) timers.clearTimeout(pongDue);
+      pongDue = null;
+      if (heartbeat === null) armHeartbeat(HEARTBEAT_MS);
+    };
+    const armHeartbeat = (ms: number) => {
+      heartbeat = timers.setTimeout(() => {
+        heartbeat = null;
+        const quiet = timers.now() - lastHeard;
+        if (quiet < HEARTBEAT_MS) armHeartbeat(HEARTBEAT_MS - quiet);
+        else probe();
+      }, ms);
+    };
+    const probe = () => {
+      const ws = socketRef.current;
+      if (!ws || ws.readyState !== OPEN || pongDue !== null) return;
+      pongDue = timers.setTimeout(() => {
+        pongDue = null;
+        if (socketRef.current === ws) giveUp(ws);
+      }, PONG_TIMEOUT_MS);
+      try {
+        ws.send(PING);
+      } catch {
+        // A socket that cannot send is dead too: the deadline above says so.
+      }
+    };
+
+    /**
+     * The socket stalled (nothing came back when asked) or the browser went offline: it is closed
+     * here, as the server would have, and a new one is opened (once back online).
+     */
+    const giveUp = (ws: SocketLike) => {
+      stopLiveness();
+      ws.onopen = ws.onmessage = ws.onerror = ws.onclose = null;
+      try {
+        ws.close(GIVEN_UP);
+      } catch {
+        // Already closing.
+      }
+      socketRef.current = null;
+      setCloseCode(null);
+      setStatus('disconnected');
+      setOutage((kind) => kind ?? 'disconnected');
+      scheduleRetry(1006);
+    };
+
     const scheduleRetry = (code: number) => {
       cancelRetry();
+      // Offline, every attempt would fail: the next one comes when the browser is back online.
+      if (isOffline) {
+        setRetryInMs(null);
+        setRetryAt(null);
+        return;
+      }
       const delay = retryDelay({ code, attempts, attemptTimes });
       setRetryInMs(delay);
       setRetryAt(delay === null ? null : timers.now() + delay);
@@ -149,6 +232,8 @@ export function useChatSocket({
       const live = () => !disposed && socketRef.current === ws;
       ws.onopen = () => {
         if (!live()) return;
+        restarting = false;
+        heard();
         attempts = 0;
         setStatus('connected');
         setError(null);
@@ -158,28 +243,37 @@ export function useChatSocket({
       };
       ws.onmessage = (event) => {
         if (!live()) return;
+        heard();
         let parsed: ReturnType<typeof ZServerEvent.safeParse> | null = null;
         try {
           parsed = ZServerEvent.safeParse(JSON.parse(String(event.data)));
         } catch {
           parsed = null;
         }
+        if (parsed?.success && parsed.data.message_type === 'pong') return;
         if (parsed?.success) handlers.current.onEvent(parsed.data);
         else handlers.current.onBadFrame?.(event.data);
       };
       ws.onerror = () => {
         if (!live()) return;
+        // The server said it was restarting: a failed attempt meanwhile is that outage, not an error.
+        if (restarting) {
+          setOutage((kind) => kind ?? 'disconnected');
+          return;
+        }
         setStatus('error');
         setError(SOCKET_ERROR);
         setOutage((kind) => kind ?? 'error');
       };
       ws.onclose = (event) => {
         if (!live()) return;
+        stopLiveness();
         socketRef.current = null;
         setCloseCode(event.code);
         // The server is restarting (1012): straight back, to another instance, with no outage shown
         // (no banner, no countdown) unless that attempt fails too.
         if (retryDelay({ code: event.code, attempts, attemptTimes }) === 0) {
+          restarting = true;
           connect();
           return;
         }
@@ -201,10 +295,31 @@ export function useChatSocket({
       };
     };
 
+    const onOffline = () => {
+      isOffline = true;
+      setOffline(true);
+      const ws = socketRef.current;
+      if (ws) giveUp(ws);
+      else scheduleRetry(1006);
+    };
+    const onOnline = () => {
+      isOffline = false;
+      setOffline(false);
+      // Back: at once, not after the backoff of the attempts made while offline.
+      attempts = 0;
+      connect();
+    };
+    window.addEventListener('offline', onOffline);
+    window.addEventListener('online', onOnline);
+
     connectRef.current = connect;
+    probeRef.current = probe;
     connect();
     return () => {
       disposed = true;
+      window.removeEventListener('offline', onOffline);
+      window.removeEventListener('online', onOnline);
+      stopLiveness();
       cancelRetry();
       const ws = socketRef.current;
       socketRef.current = null;
@@ -227,6 +342,19 @@ export function useChatSocket({
   }, []);
 
   const reconnect = useCallback(() => connectRef.current(), []);
+  const probe = useCallback(() => probeRef.current(), []);
 
-  return { status, error, closeCode, retryInMs, retryAt, outage, send, reconnect, signedOut } satisfies ChatSocket;
+  return {
+    status,
+    error,
+    closeCode,
+    retryInMs,
+    retryAt,
+    outage,
+    send,
+    reconnect,
+    signedOut,
+    offline,
+    probe,
+  } satisfies ChatSocket;
 }
