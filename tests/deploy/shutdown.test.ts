@@ -10,7 +10,6 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ANSWER_INTERRUPTED, type TChatMessage, type TServerEvent, ZServerEvent } from '@daybook/contracts';
-import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { SHUTDOWN_LIMIT_MS } from '../../apps/server/src/lib/process.ts';
@@ -18,11 +17,10 @@ import { freePort } from '../e2e/harness.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { createDatabaseUrl } from '../helpers/test-db.ts';
+import { ALLAUTH as API, HttpSession, PUBLIC_URL } from './http-session.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SERVER = path.join(ROOT, 'apps/server/src/server.ts');
-const API = '/_allauth/browser/v1';
-const PUBLIC_URL = 'http://daybook.test';
 const PASSWORD = 'correct horse battery';
 /** 50 pieces of 4 characters: the fake streams one per chunk. */
 const PIECES = Array.from({ length: 50 }, (_, i) => `w${String(i).padStart(2, '0')} `);
@@ -68,36 +66,6 @@ const refusesConnections = (port: number) =>
     socket.once('error', () => resolve(true));
   });
 
-/** A browser's cookies and CSRF token. */
-class Session {
-  cookies = new Map<string, string>();
-  private keep(res: request.Response) {
-    for (const line of (res.headers['set-cookie'] as unknown as string[] | undefined) ?? []) {
-      const [pair] = line.split(';');
-      const [k, v] = (pair ?? '').split('=');
-      if (!k) continue;
-      if (!v || /max-age=0/i.test(line)) this.cookies.delete(k);
-      else this.cookies.set(k, v);
-    }
-    return res;
-  }
-  header = () => [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  async get(p: Proc, url: string) {
-    return this.keep(await request(p.base).get(url).set('cookie', this.header()));
-  }
-  async post(p: Proc, url: string, body: object) {
-    if (!this.cookies.has('csrftoken')) await this.get(p, `${API}/config`);
-    return this.keep(
-      await request(p.base)
-        .post(url)
-        .set('cookie', this.header())
-        .set('origin', PUBLIC_URL)
-        .set('x-csrftoken', this.cookies.get('csrftoken') ?? '')
-        .send(body),
-    );
-  }
-}
-
 interface Tab {
   ws: WebSocket;
   events: TServerEvent[];
@@ -106,7 +74,7 @@ interface Tab {
   say(text: string, clientId: string): void;
 }
 
-async function openTab(p: Proc, session: Session): Promise<Tab> {
+async function openTab(p: Proc, session: HttpSession): Promise<Tab> {
   const ws = new WebSocket(`${p.base.replace(/^http/, 'ws')}/ws/chat/`, {
     headers: { cookie: session.header(), origin: PUBLIC_URL },
   });
@@ -143,7 +111,7 @@ describe('a SIGTERM during a streamed answer', () => {
   let dataDir = '';
   let webDir = '';
   const procs: Proc[] = [];
-  let session: Session;
+  let session: HttpSession;
   /** The instance the tab talks to (started again once it has exited). */
   let a: Proc;
   /** On PostgreSQL: a second instance, whose tab sees what A publishes; it reads the history too. */
@@ -199,7 +167,7 @@ describe('a SIGTERM during a streamed answer', () => {
     );
     if (db) b = await start('B');
     // Signs up with the invite, verifies by the mailed link, and signs in.
-    session = new Session();
+    session = new HttpSession();
     const email = 'someone@example.com';
     const signup = await session.post(a, '/api/auth/signup/', {
       email,

@@ -16,6 +16,7 @@ import { type FakeSearch, fakeResults, startFakeSearch } from '../helpers/fake-s
 import { type FakeSite, startFakeSite } from '../helpers/fake-site.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { createDatabaseUrl } from '../helpers/test-db.ts';
+import { ALLAUTH as API, HttpSession, PUBLIC_URL } from './http-session.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SERVER = process.env.TOPOLOGY_SOURCE
@@ -24,8 +25,6 @@ const SERVER = process.env.TOPOLOGY_SOURCE
 const WORKER = process.env.TOPOLOGY_SOURCE
   ? path.join(ROOT, 'apps/server/src/worker.ts')
   : path.join(ROOT, 'apps/server/dist/worker.js');
-const API = '/_allauth/browser/v1';
-const PUBLIC_URL = 'http://daybook.test';
 const PASSWORD = 'correct horse battery';
 const onPostgres = inject('testDb').kind === 'postgres';
 
@@ -141,34 +140,10 @@ async function scheduleState(): Promise<string> {
   return lines.join('\n');
 }
 
-/** A browser's cookies and CSRF token, sent to whichever instance a request goes to. */
-class Session {
-  cookies = new Map<string, string>();
-  private keep(res: request.Response) {
-    for (const line of (res.headers['set-cookie'] as unknown as string[] | undefined) ?? []) {
-      const [pair] = line.split(';');
-      const [k, v] = (pair ?? '').split('=');
-      if (!k) continue;
-      if (!v || /max-age=0/i.test(line)) this.cookies.delete(k);
-      else this.cookies.set(k, v);
-    }
-    return res;
-  }
-  header = () => [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  async get(p: Proc, url: string) {
-    return this.keep(await request(p.base).get(url).set('cookie', this.header()));
-  }
-  async send(p: Proc, method: 'post' | 'patch' | 'delete', url: string, body: unknown = {}) {
-    if (!this.cookies.has('csrftoken')) await this.get(p, `${API}/config`);
-    return this.keep(
-      await request(p.base)
-        [method](url)
-        .set('cookie', this.header())
-        .set('origin', PUBLIC_URL)
-        .set('x-csrftoken', this.cookies.get('csrftoken') ?? '')
-        .set('x-forwarded-for', '10.9.9.9')
-        .send(body as object),
-    );
+/** A browser behind the proxy (its address as the proxy reports it). */
+class Session extends HttpSession {
+  constructor() {
+    super({ forwardedFor: '10.9.9.9' });
   }
 }
 

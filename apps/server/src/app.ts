@@ -153,7 +153,7 @@ const DAILY_TICK_CRON = '* * * * *';
 
 // How long answers being written get to finish at shutdown; with what follows (INTERRUPT_MS, the
 // sockets' close, mail, the database) under lib/process.ts's 10 s limit for the whole shutdown.
-const SHUTDOWN_DRAIN_MS = 7_000;
+const SHUTDOWN_DRAIN_MS = 6_000;
 /** How long clients get to answer the sockets' close at shutdown before they are dropped. */
 const SOCKET_CLOSE_MS = 500;
 const MAIL_DRAIN_MS = 1_500;

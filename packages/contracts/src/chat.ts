@@ -1,7 +1,7 @@
 // The chat protocol: JSON over the WebSockets /ws/chat/ and /ws/onboarding/, and chat history over
 // HTTP. Every message type is defined here once; server and web parse with these schemas.
 import { z } from 'zod';
-import { thousands, ZRowId } from './common.ts';
+import { MAX_ROW_ID, thousands, ZRowId } from './common.ts';
 import { ZResearchCard } from './research.ts';
 
 export const CHAT_TEXT_MAX = 8000;
@@ -193,7 +193,7 @@ export type TRegenerateRequest = z.infer<typeof ZRegenerateRequest>;
  */
 export const ZCancelResearchRequest = z.object({
   message_type: z.literal('cancel_research'),
-  id: z.number().int().positive(),
+  id: z.number().int().positive().max(MAX_ROW_ID),
 });
 
 /**

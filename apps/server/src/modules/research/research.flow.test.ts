@@ -449,6 +449,9 @@ describe('a research in progress', () => {
     const theirs = await chatting(stranger.browser);
     theirs.send({ message_type: 'cancel_research', id: first.id });
     theirs.send({ message_type: 'cancel_research', id: second.id });
+    // An id no row can have is a bad message, answered as one (not a database error).
+    theirs.send({ message_type: 'cancel_research', id: 3_000_000_000 });
+    expect(await theirs.next(type('error'))).toMatchObject({ code: 'invalid_message' });
     theirs.say('are you there?');
     await theirs.next(isText('markdown', 'You said: are you there?'), 10_000);
     const states = await t.database.db.query<{ status: string }>(

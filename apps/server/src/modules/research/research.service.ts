@@ -231,8 +231,8 @@ export function createResearchService(deps: ResearchDeps) {
   // A sweep right after start takes over queued researches at once; later sweeps leave the ones
   // just queued to their own job.
   let swept = false;
-  /** This process's runs, by research: a cancel aborts its run here. */
-  const runs = new Map<number, AbortController>();
+  /** This process's runs, by research (a job delivered twice is two): a cancel aborts them here. */
+  const runs = new Map<number, Set<AbortController>>();
 
   const today = () => clock.now().toISOString().slice(0, 10);
 
@@ -476,6 +476,72 @@ export function createResearchService(deps: ResearchDeps) {
     if (posted) events.posted(posted);
   }
 
+  /** Runs a claimed research to its end, or until this run no longer owns it (`released`). */
+  async function runClaimed(row: ResearchRow, signal: AbortSignal, released: AbortController) {
+    show(row);
+    const beat = setInterval(() => {
+      repo
+        .heartbeat(row.id, row.attempts)
+        .then((mine) => {
+          if (!mine) released.abort(new Error('no longer this run'));
+        })
+        .catch((err) => log.warn({ err }, 'research heartbeat failed'));
+    }, heartbeatMs);
+    const runSignal = AbortSignal.any([signal, released.signal]);
+    // Every page read, search and model call of the run listens to it: 15 pages are not a leak.
+    setMaxListeners(100, runSignal);
+    // Steps are recorded one after another, so the card never goes back to a step already passed.
+    let steps = Promise.resolve();
+    const step = (stage: ResearchStep, progress: ResearchProgress) => {
+      steps = steps
+        .then(() => repo.step(row.id, row.attempts, stage, progress))
+        .then((moved) => {
+          if (moved) show(moved);
+          else released.abort(new Error('no longer this run'));
+        })
+        .catch((err) => log.warn({ err }, 'could not record a research step'));
+      return steps;
+    };
+    let next = true;
+    try {
+      await pipeline(row, runSignal, step);
+    } catch (err) {
+      next = released.signal.aborted ? false : await settleFailure(row, err, signal);
+    } finally {
+      clearInterval(beat);
+      await steps;
+      if (next) await startNext(row.userId).catch((err) => log.warn({ err }, 'could not start the next research'));
+    }
+  }
+
+  /**
+   * A run that failed: back in the queue at shutdown or for a retry that may help, else ended
+   * visibly. True when the user's next research is to start now.
+   */
+  async function settleFailure(row: ResearchRow, err: unknown, signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) {
+      if ((signal.reason as Error | undefined)?.name === 'JobExpiredError') {
+        await fail(row.id, FAILURES.tooLong);
+        return true;
+      }
+      // Shutting down: back in the queue; the next start (or another worker) takes it over.
+      await repo.requeue(row.id);
+      return false;
+    }
+    const failure = err instanceof ResearchFailure ? err : new ResearchFailure(FAILURES.unexpected, isRetryable(err));
+    if (!(err instanceof ResearchFailure)) log.error({ err: modelFailure(err) }, 'research failed unexpectedly');
+    if (failure.retryable && row.attempts < MAX_ATTEMPTS) {
+      const delayMs = retryBaseMs * 2 ** (row.attempts - 1);
+      await repo.requeue(row.id, delayMs);
+      await deps.enqueue(row.id, delayMs);
+      const queued = await repo.byId(row.id);
+      if (queued) show(queued);
+      return false;
+    }
+    await fail(row.id, failure.message);
+    return true;
+  }
+
   async function startNext(userId: number) {
     const next = await repo.nextOf(userId);
     if (next) await deps.enqueue(next);
@@ -491,16 +557,18 @@ export function createResearchService(deps: ResearchDeps) {
   async function pipeline(
     row: ResearchRow,
     signal: AbortSignal,
-    step: (stage: ResearchStep, progress: ResearchProgress) => void,
+    step: (stage: ResearchStep, progress: ResearchProgress) => Promise<void>,
   ) {
     const usage: LlmUsage = { prompt: 0, completion: 0 };
     const brief = row.origin === 'daily';
     const queries = await plan(row.query, usage, signal, brief ? BRIEF.planned : MAX_PLANNED);
-    step('searching', { queries });
+    // Recorded before anything reaches the search provider: a research cancelled meanwhile stops here.
+    await step('searching', { queries });
+    signal.throwIfAborted();
     const found = await searchAll(queries, signal, brief ? BRIEF.pages : RESEARCH_MAX_PAGES);
     if (!found.length) throw new ResearchFailure(FAILURES.noResults, false);
     let finished = 0;
-    const reading = () => step('reading', { queries, pagesDone: finished, pagesTotal: found.length });
+    const reading = () => void step('reading', { queries, pagesDone: finished, pagesTotal: found.length });
     reading();
     const read = (
       await Promise.all(
@@ -528,7 +596,7 @@ export function createResearchService(deps: ResearchDeps) {
         chunks: chosen.filter((c) => c.page === p).map((c) => c.text),
       }))
       .filter((page) => page.chunks.length);
-    step('writing', { queries, pagesDone: read.length, pagesTotal: found.length });
+    void step('writing', { queries, pagesDone: read.length, pagesTotal: found.length });
     const report = await write(row.query, pages, usage, signal);
     const done = await repo.complete(row.id, { ...report, counts, usage });
     if (done) await deliver(done);
@@ -586,77 +654,25 @@ export function createResearchService(deps: ResearchDeps) {
 
     /** The job: runs research `id` if it is still to run and it is its user's turn. */
     async run(id: number, signal: AbortSignal): Promise<void> {
-      const row = await repo.claim(id, staleSec);
-      if (!row) return;
-      // Taken over once too often (each restart or retry is a run): it ends here, visibly.
-      if (row.attempts > MAX_ATTEMPTS) {
-        await fail(id, FAILURES.interrupted);
-        await startNext(row.userId).catch((err) => log.warn({ err }, 'could not start the next research'));
-        return;
-      }
-      show(row);
       // Aborted when this run no longer owns the research: the user cancelled it, or another worker
       // took it over (this one was too slow to mark it). Whoever did that starts the user's next one.
+      // Registered before the claim, so a cancel landing between the claim and the start stops it too.
       const released = new AbortController();
-      runs.set(id, released);
-      const beat = setInterval(() => {
-        repo
-          .heartbeat(id, row.attempts)
-          .then((mine) => {
-            if (!mine) released.abort(new Error('no longer this run'));
-          })
-          .catch((err) => log.warn({ err }, 'research heartbeat failed'));
-      }, heartbeatMs);
-      const runSignal = AbortSignal.any([signal, released.signal]);
-      // Every page read, search and model call of the run listens to it: 15 pages are not a leak.
-      setMaxListeners(100, runSignal);
-      // Steps are recorded one after another, so the card never goes back to a step already passed.
-      let steps = Promise.resolve();
-      const step = (stage: ResearchStep, progress: ResearchProgress) => {
-        steps = steps
-          .then(() => repo.step(id, row.attempts, stage, progress))
-          .then((moved) => {
-            if (moved) show(moved);
-            else released.abort(new Error('no longer this run'));
-          })
-          .catch((err) => log.warn({ err }, 'could not record a research step'));
-      };
-      let next = true;
+      const mine = runs.get(id) ?? new Set<AbortController>();
+      runs.set(id, mine.add(released));
       try {
-        await pipeline(row, runSignal, step);
-      } catch (err) {
-        if (released.signal.aborted) {
-          next = false;
+        const row = await repo.claim(id, staleSec);
+        if (!row || released.signal.aborted) return;
+        // Taken over once too often (each restart or retry is a run): it ends here, visibly.
+        if (row.attempts > MAX_ATTEMPTS) {
+          await fail(id, FAILURES.interrupted);
+          await startNext(row.userId).catch((err) => log.warn({ err }, 'could not start the next research'));
           return;
         }
-        if (signal.aborted) {
-          if ((signal.reason as Error | undefined)?.name === 'JobExpiredError') {
-            await fail(id, FAILURES.tooLong);
-            return;
-          }
-          // Shutting down: back in the queue; the next start (or another worker) takes it over.
-          await repo.requeue(id);
-          next = false;
-          return;
-        }
-        const failure =
-          err instanceof ResearchFailure ? err : new ResearchFailure(FAILURES.unexpected, isRetryable(err));
-        if (!(err instanceof ResearchFailure)) log.error({ err: modelFailure(err) }, 'research failed unexpectedly');
-        if (failure.retryable && row.attempts < MAX_ATTEMPTS) {
-          const delayMs = retryBaseMs * 2 ** (row.attempts - 1);
-          await repo.requeue(id, delayMs);
-          await deps.enqueue(id, delayMs);
-          const queued = await repo.byId(id);
-          if (queued) show(queued);
-          next = false;
-          return;
-        }
-        await fail(id, failure.message);
+        await runClaimed(row, signal, released);
       } finally {
-        clearInterval(beat);
-        runs.delete(id);
-        await steps;
-        if (next) await startNext(row.userId).catch((err) => log.warn({ err }, 'could not start the next research'));
+        mine.delete(released);
+        if (!mine.size && runs.get(id) === mine) runs.delete(id);
       }
     },
 
@@ -675,7 +691,7 @@ export function createResearchService(deps: ResearchDeps) {
 
     /** Stops this process's run of a cancelled research (every process hears of a cancel). */
     stopRun(id: number) {
-      runs.get(id)?.abort(new Error('cancelled'));
+      for (const run of runs.get(id) ?? []) run.abort(new Error('cancelled'));
     },
 
     /** The cards of the user's researches asked for in the chat that have not ended, oldest first. */

@@ -1,13 +1,11 @@
 // The chat's controls: Stop while an answer is written, Copy (answers and code blocks), Regenerate on
 // the latest answer, and an answer joined mid-way (from the history's `streams`).
 import type { TChatMessage } from '@daybook/contracts';
-import { render, screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { COPY_FAILED } from '../../components/CopyButton.tsx';
-import { memoryRouter } from '../../test/render.tsx';
-import { fakeTimers, fakeWebSocketClass } from '../../test/socket.ts';
-import { ChatPage } from './ChatView.tsx';
+import { renderChatPage } from '../../test/chat.tsx';
 
 let nextId = 500;
 function message(fields: Partial<TChatMessage> = {}): TChatMessage {
@@ -31,40 +29,10 @@ const piece = (streamId: string, text: string, replyTo?: number) => ({
 });
 
 function setup() {
-  const socketClass = fakeWebSocketClass();
-  const timers = fakeTimers();
-  const router = memoryRouter(
-    [
-      {
-        path: '/chat',
-        element: (
-          <ChatPage
-            channel="chat"
-            title="Chat"
-            subtitle="Talk"
-            WebSocketImpl={socketClass.WebSocketImpl}
-            timers={timers}
-          />
-        ),
-      },
-    ],
-    { initialEntries: ['/chat'] },
-  );
-  render(router.element);
-  const log = () => within(screen.getByRole('log', { name: 'Messages' }));
-  const connect = (messages: TChatMessage[] = [], streams?: unknown[], answering?: number[]) => {
-    const socket = socketClass.latest();
-    socket.open();
-    socket.receive({
-      message_type: 'history',
-      messages,
-      has_more: false,
-      ...(streams ? { streams } : {}),
-      ...(answering ? { answering } : {}),
-    });
-    return socket;
-  };
-  return { ...socketClass, timers, log, connect };
+  const chat = renderChatPage();
+  const connect = (messages: TChatMessage[] = [], streams?: unknown[], answering?: number[]) =>
+    chat.connect(messages, { ...(streams ? { streams } : {}), ...(answering ? { answering } : {}) });
+  return { ...chat, connect };
 }
 
 const stopButton = () => screen.queryByRole('button', { name: 'Stop' });

@@ -1,49 +1,18 @@
-// A connection that dies without closing (a dead network, a stalled proxy) or a browser that goes
-// offline: the chat says so within seconds, a message sent meanwhile waits for the connection (no
-// typing dots), and goes out once on the next one.
-import type { TChatMessage } from '@daybook/contracts';
-import { act, cleanup, render, screen, within } from '@testing-library/react';
+import { act, cleanup, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryRouter } from '../../test/render.tsx';
-import { fakeTimers, fakeWebSocketClass } from '../../test/socket.ts';
+import { renderChatPage } from '../../test/chat.tsx';
 import { SENDING, WAITING_FOR_CONNECTION } from './ChatMessage.tsx';
-import { ChatPage, OFFLINE, OFFLINE_NOTICE } from './ChatView.tsx';
+import { OFFLINE, OFFLINE_NOTICE } from './ChatView.tsx';
 import { HEARTBEAT_MS, PONG_TIMEOUT_MS } from './useChatSocket.ts';
 
 afterEach(cleanup);
 
 function setup() {
-  const socketClass = fakeWebSocketClass();
-  const timers = fakeTimers();
-  const router = memoryRouter(
-    [
-      {
-        path: '/chat',
-        element: (
-          <ChatPage
-            channel="chat"
-            title="Chat"
-            subtitle="Talk"
-            WebSocketImpl={socketClass.WebSocketImpl}
-            timers={timers}
-          />
-        ),
-      },
-    ],
-    { initialEntries: ['/chat'] },
-  );
-  render(router.element);
-  const connect = (messages: TChatMessage[] = []) => {
-    const socket = socketClass.latest();
-    socket.open();
-    socket.receive({ message_type: 'history', messages, has_more: false });
-    return socket;
-  };
+  const chat = renderChatPage();
   const badge = () => screen.getByText(/^(Connected|Disconnected|Reconnecting\.\.\.|Connecting\.\.\.|Offline)$/);
-  const log = () => within(screen.getByRole('log', { name: 'Messages' }));
   const typing = () => screen.queryByRole('status', { name: 'Assistant is typing' });
-  return { ...socketClass, timers, connect, badge, log, typing };
+  return { ...chat, badge, typing };
 }
 
 const setOnLine = (onLine: boolean) => {

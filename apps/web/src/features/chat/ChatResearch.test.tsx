@@ -1,12 +1,10 @@
 // Research cards in the chat: the history's cards, their steps as events come, Cancel, and the
 // outcome message that takes a card's place (the report, or a note on a failure or a cancel).
 import { researchCancelledText, type TChatMessage, type TResearchCard } from '@daybook/contracts';
-import { cleanup, render, screen, within } from '@testing-library/react';
+import { cleanup, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryRouter } from '../../test/render.tsx';
-import { fakeTimers, fakeWebSocketClass } from '../../test/socket.ts';
-import { ChatPage } from './ChatView.tsx';
+import { renderChatPage } from '../../test/chat.tsx';
 
 afterEach(cleanup);
 
@@ -37,35 +35,12 @@ const note = (raw_text: string, url?: string): TChatMessage => ({
 });
 
 function setup() {
-  const socketClass = fakeWebSocketClass();
-  const router = memoryRouter(
-    [
-      {
-        path: '/chat',
-        element: (
-          <ChatPage
-            channel="chat"
-            title="Chat"
-            subtitle="Talk"
-            WebSocketImpl={socketClass.WebSocketImpl}
-            timers={fakeTimers()}
-          />
-        ),
-      },
-      { path: '/resources/research/:id', element: <h1>Research page</h1> },
-    ],
-    { initialEntries: ['/chat'] },
-  );
-  render(router.element);
-  const connect = (researches: TResearchCard[] = [], messages: TChatMessage[] = []) => {
-    const socket = socketClass.latest();
-    socket.open();
-    socket.receive({ message_type: 'history', messages, has_more: false, researches });
-    return socket;
-  };
-  const log = () => within(screen.getByRole('log', { name: 'Messages' }));
+  const chat = renderChatPage({ routes: [{ path: '/resources/research/:id', element: <h1>Research page</h1> }] });
+  const connect = (researches: TResearchCard[] = [], messages: TChatMessage[] = []) =>
+    chat.connect(messages, { researches });
+  const { log, timers } = chat;
   const region = () => log().getByRole('region', { name: /^Research(ing| waiting| failed) winter tyres for bikes$/ });
-  return { connect, log, region };
+  return { connect, log, region, timers };
 }
 
 describe('a research in the chat', () => {
@@ -190,5 +165,27 @@ describe('a research in the chat', () => {
     expect(cancel).toHaveAttribute('aria-disabled', 'true');
     await userEvent.click(cancel);
     expect(socket.sent).toEqual([]);
+  });
+
+  it('a Cancel the connection lost can be pressed again after it reconnects', async () => {
+    const { connect, region, timers } = setup();
+    const socket = connect([card({ stage: 'reading', pages: { done: 1, total: 3 }, version: 4 })]);
+    await userEvent.click(within(region()).getByRole('button', { name: 'Cancel' }));
+    expect(within(region()).getByRole('button', { name: 'Cancelling…' })).toBeInTheDocument();
+    socket.serverClose(1006);
+    timers.advance(1_000);
+    const again = connect([card({ stage: 'reading', pages: { done: 2, total: 3 }, version: 5 })]);
+    const cancel = within(region()).getByRole('button', { name: 'Cancel' });
+    await userEvent.click(cancel);
+    expect(again.sent).toEqual([{ message_type: 'cancel_research', id: 7 }]);
+  });
+
+  it('focus on Cancel moves to the message box when the research ends', async () => {
+    const { connect, region } = setup();
+    const socket = connect([card({ stage: 'writing', version: 5 })]);
+    within(region()).getByRole('button', { name: 'Cancel' }).focus();
+    await userEvent.keyboard('{Enter}');
+    socket.receive({ message_type: 'research', research: card({ stage: 'cancelled', version: 6 }) });
+    expect(screen.getByRole('textbox', { name: 'Message' })).toHaveFocus();
   });
 });

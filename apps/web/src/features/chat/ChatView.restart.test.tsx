@@ -2,12 +2,10 @@
 // once on another instance with no outage shown, and a message the stopping server did not take is
 // sent again on the new connection.
 import type { TChatMessage } from '@daybook/contracts';
-import { render, screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { memoryRouter } from '../../test/render.tsx';
-import { fakeTimers, fakeWebSocketClass } from '../../test/socket.ts';
-import { ChatPage } from './ChatView.tsx';
+import { renderChatPage } from '../../test/chat.tsx';
 
 const answer: TChatMessage = {
   author_type: 'assistant',
@@ -18,26 +16,7 @@ const answer: TChatMessage = {
   reply_to: 1,
 };
 
-function setup() {
-  const socketClass = fakeWebSocketClass();
-  const timers = fakeTimers();
-  const router = memoryRouter([
-    {
-      path: '/',
-      element: (
-        <ChatPage
-          channel="chat"
-          title="Chat"
-          subtitle="Talk"
-          WebSocketImpl={socketClass.WebSocketImpl}
-          timers={timers}
-        />
-      ),
-    },
-  ]);
-  render(router.element);
-  return { ...socketClass, timers };
-}
+const setup = () => renderChatPage();
 
 /** No banner says the chat is disconnected or failing. */
 const noOutage = () => {

@@ -311,6 +311,8 @@ export function ChatView({
             answering: event.answering,
           });
           dispatchResearch({ type: 'history', cards: event.researches ?? [], messages: event.messages });
+          // A cancel the last connection may have lost can be pressed again.
+          setCancelling(new Set());
           // An answer on its way that has not begun (asked in another tab, or before a reload): Daybook is replying.
           if (event.answering?.length) setAwaitingReply(true);
           setHistoryReady(true);
@@ -326,6 +328,7 @@ export function ChatView({
         return;
       case 'error':
         setAwaitingReply(false);
+        setCancelling(new Set());
         if (event.code === 'onboarding_finished') {
           finishedElsewhere(event.raw_text);
           return;
@@ -396,8 +399,20 @@ export function ChatView({
       setStopping(true);
   };
   const cancelResearch = (id: number) => {
-    if (socket.send({ message_type: 'cancel_research', id })) setCancelling((ids) => new Set(ids).add(id));
+    if (!socket.send({ message_type: 'cancel_research', id })) return;
+    setCancelling((ids) => new Set(ids).add(id));
+    // As after a message: a connection that took it and died is found within seconds.
+    socket.probe();
   };
+  // Cancel goes away with its card's run: focus that was on it moves to the message box.
+  const cancelFocused = useRef(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the cards change
+  useEffect(() => {
+    if (!cancelFocused.current) return;
+    if (document.activeElement !== document.body && document.activeElement !== null) return;
+    cancelFocused.current = false;
+    textareaRef.current?.focus();
+  }, [research.cards]);
   // One stop per answer: the next one can be stopped again.
   const stoppingFor = streaming?.stream_id ?? null;
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new answer (or none) ends the stop in progress
@@ -892,6 +907,9 @@ export function ChatView({
                 cancelling={cancelling.has(card.id)}
                 canCancel={connected}
                 onCancel={() => cancelResearch(card.id)}
+                onCancelFocus={(focused) => {
+                  cancelFocused.current = focused;
+                }}
               />
             ))}
             {connected && (awaitingReply || waiting) && !hasStreaming && (

@@ -46,6 +46,7 @@ export function ResearchCard({
   cancelling,
   canCancel,
   onCancel,
+  onCancelFocus,
 }: {
   card: TResearchCard;
   /** Cancel was pressed here; the card waits for the server to say it is cancelled. */
@@ -53,6 +54,8 @@ export function ResearchCard({
   /** False while the connection is down: the request could not go out. */
   canCancel: boolean;
   onCancel(): void;
+  /** Cancel took or lost focus (the chat moves focus on when the button goes away with it). */
+  onCancelFocus?(focused: boolean): void;
 }) {
   const titleId = useId();
   const kickerId = useId();
@@ -76,6 +79,8 @@ export function ResearchCard({
             className="btn btn-secondary btn-sm research-card-cancel"
             aria-disabled={cancelling || !canCancel || undefined}
             aria-describedby={titleId}
+            onFocus={() => onCancelFocus?.(true)}
+            onBlur={() => onCancelFocus?.(false)}
             onClick={() => {
               if (!cancelling && canCancel) onCancel();
             }}
