@@ -7,7 +7,9 @@ export const PASSWORD = 'correct horse battery';
 /** A fresh client address, so per-IP rate limits of one test never touch another. */
 export const randomIp = () => `10.${[0, 0, 0].map(() => Math.floor(Math.random() * 250) + 1).join('.')}`;
 
-export const uniqueEmail = (prefix = 'user') => `${prefix}-${randomBytes(4).toString('hex')}@example.com`;
+// Letters only: a random run of digits could make a numeric test password 'too similar' to the address.
+export const uniqueEmail = (prefix = 'user') =>
+  `${prefix}-${[...randomBytes(8)].map((b) => String.fromCharCode(97 + (b % 26))).join('')}@example.com`;
 
 export async function createInvite(
   t: TestApp,
