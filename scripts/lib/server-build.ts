@@ -139,3 +139,18 @@ export async function buildServer(outdir = SERVER_DIST): Promise<{ outdir: strin
   const files = (await readdir(outdir, { recursive: true })).map((f) => f.split(path.sep).join('/')).sort();
   return { outdir, files };
 }
+
+/**
+ * Compiles more entry points (test-only servers) against an existing build in dist: their server
+ * modules find their files under dist, as the compiled server's do. Needs `buildServer()` first.
+ */
+export async function buildEntriesBesideServer(entryPoints: Record<string, string>, outdir: string): Promise<void> {
+  const buildDir = `${outdir}.tmp-${process.pid}`;
+  try {
+    await bundle(entryPoints, SERVER_DIST, buildDir, true);
+    await rm(outdir, { recursive: true, force: true });
+    await rename(buildDir, outdir);
+  } finally {
+    await rm(buildDir, { recursive: true, force: true });
+  }
+}

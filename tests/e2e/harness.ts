@@ -1,4 +1,5 @@
-// Starts the real server (built web app, production mode, its own database) and a real Chromium.
+// Starts the real server as production runs it (node on the compiled apps/server/dist, the built web
+// app, its own database) and a real Chromium. global-setup.ts builds what is missing or stale.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -10,6 +11,21 @@ import { createDatabaseUrl } from '../helpers/test-db.ts';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.join(ROOT, 'test-results/screenshots');
+const SERVER_DIST = path.join(ROOT, 'apps/server/dist');
+
+/** Test-only entry points (a movable clock, fake providers' endpoints), compiled beside the server. */
+export const E2E_ENTRIES = {
+  'daily-server': 'tests/e2e/daily-server.ts',
+  'calendar-server': 'tests/e2e/calendar-server.ts',
+} as const;
+export const E2E_ENTRY_DIR = path.join(ROOT, 'test-results/e2e-entries');
+
+/** The compiled file for a source entry point: the server, one of E2E_ENTRIES or an operator command. */
+function compiled(source: string): string {
+  const name = path.basename(source, '.ts');
+  if (name in E2E_ENTRIES) return path.join(E2E_ENTRY_DIR, `${name}.js`);
+  return path.join(SERVER_DIST, `${name}.js`);
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -36,10 +52,10 @@ export async function startApp(
   env: Record<string, string> = {},
   /** Runs before the server starts, e.g. operator commands (the embedded database allows one process). */
   beforeStart?: (run: RunCommand) => Promise<void> | void,
-  /** `entry`: the script to run instead of apps/server/src/server.ts (a test-only entry point). */
+  /** `entry`: the source of a test-only entry point (one of E2E_ENTRIES) to run instead of the server. */
   options: { entry?: string } = {},
 ): Promise<RunningApp & { run: RunCommand }> {
-  const entry = options.entry ?? path.join(ROOT, 'apps/server/src/server.ts');
+  const entry = compiled(options.entry ?? 'server.ts');
   const port = await freePort();
   const database = await createDatabaseUrl();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'daybook-e2e-'));
@@ -58,7 +74,7 @@ export async function startApp(
     ...env,
   };
   const run: RunCommand = (script, ...args) => {
-    const res = spawnSync(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'scripts', script), ...args], {
+    const res = spawnSync(process.execPath, ['--enable-source-maps', compiled(script), ...args], {
       cwd: ROOT,
       env: fullEnv,
       encoding: 'utf8',
@@ -73,7 +89,7 @@ export async function startApp(
   let exited: Promise<void>;
 
   const spawnServer = () => {
-    child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [entry], {
+    child = spawn(process.execPath, ['--enable-source-maps', entry], {
       cwd: ROOT,
       env: fullEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
