@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { expectAccessible } from './axe.ts';
+import { expectLocator } from './expect.ts';
 import { createInviteLink, launchBrowser, type RunningApp, screenshot, startApp } from './harness.ts';
 
 let smtp: TestSmtp;
@@ -73,7 +74,7 @@ describe('a new user, from invite link to a signed-in session', () => {
     await page.getByRole('heading', { name: 'Create Account' }).waitFor();
     // The link carries a usable token: nobody is asked to type it.
     await page.getByText("You're invited. Enter your email and choose a password to create your account.").waitFor();
-    expect(await page.getByLabel('Invite Token').count()).toBe(0);
+    await expectLocator(page.getByLabel('Invite Token')).toHaveCount(0);
     await expectAccessible(page, 'signup');
     await screenshot(page, 'signup');
     await page.getByLabel('Email').fill(EMAIL);
@@ -88,12 +89,10 @@ describe('a new user, from invite link to a signed-in session', () => {
     await signOut(page);
     await signIn(page, EMAIL, FIRST_PASSWORD);
     await page.getByText('Your email address has not been verified yet.').waitFor();
-    expect(
-      await page
-        .getByRole('link', { name: /verification/i })
-        .first()
-        .getAttribute('href'),
-    ).toMatch(/^\/auth\/resend-verification/);
+    await expectLocator(page.getByRole('link', { name: /verification/i }).first()).toHaveAttribute(
+      'href',
+      /^\/auth\/resend-verification/,
+    );
     await expectAccessible(page, 'login-unverified');
     await screenshot(page, 'login-unverified');
   });
@@ -111,7 +110,7 @@ describe('a new user, from invite link to a signed-in session', () => {
     const link = await linkFrom(EMAIL, /Confirm your email/, 0, '/auth/verify-email/');
     await page.goto(link);
     await page.getByRole('heading', { name: 'Email Already Verified' }).waitFor();
-    expect(await page.getByText('Verification Failed').count()).toBe(0);
+    await expectLocator(page.getByText('Verification Failed')).toHaveCount(0);
     await expectAccessible(page, 'verify-email-again');
     await screenshot(page, 'verify-email-again');
     await page.setViewportSize({ width: 360, height: 780 });
@@ -130,7 +129,7 @@ describe('a new user, from invite link to a signed-in session', () => {
     await page.getByLabel('Confirm Password').fill('a different password 7');
     await page.getByRole('button', { name: 'Sign Up' }).click();
     await page.getByRole('heading', { name: 'Check Your Email' }).waitFor();
-    expect(await page.getByText('A user is already registered').count()).toBe(0);
+    await expectLocator(page.getByText('A user is already registered')).toHaveCount(0);
     await expectAccessible(page, 'signup-existing');
     await screenshot(page, 'signup-existing');
     await page.setViewportSize({ width: 360, height: 780 });
@@ -162,7 +161,7 @@ describe('a new user, from invite link to a signed-in session', () => {
     await otherPage.goto(`${app.baseUrl}/chat`);
     // Connected: the chat's socket is what hears the session end.
     const box = otherPage.getByRole('textbox', { name: 'Message', exact: true });
-    await expect.poll(() => box.isEnabled(), { timeout: 15_000 }).toBe(true);
+    await expectLocator(box).toBeEnabled({ timeout: 15_000 });
 
     await page.goto(`${app.baseUrl}/auth/change-password`);
     // A wrong current password is named as such, and Try Again brings the form back.
@@ -186,7 +185,7 @@ describe('a new user, from invite link to a signed-in session', () => {
     await otherPage.waitForURL((u) => u.pathname === '/auth/login', { timeout: 15_000 });
     const notice = otherPage.getByRole('status').filter({ hasText: 'You were signed out' });
     await notice.waitFor();
-    expect(await notice.textContent()).toBe(
+    await expectLocator(notice).toHaveText(
       'You were signed out because your password was changed. Sign in with your new password.',
     );
     await expectAccessible(otherPage, 'login-password-changed');
@@ -240,7 +239,7 @@ describe('a new user, from invite link to a signed-in session', () => {
     const saved = page.waitForResponse((r) => r.url().endsWith('/api/users/me/') && r.request().method() === 'PATCH');
     await toggle.click();
     await saved;
-    expect(await toggle.getAttribute('aria-checked')).toBe('true');
+    await expectLocator(toggle).toHaveAttribute('aria-checked', 'true');
     await expectAccessible(page, 'user-menu');
     await screenshot(page, 'user-menu');
     const me = await page.evaluate(() => fetch('/api/users/me/').then((r) => r.json()));
@@ -283,7 +282,7 @@ describe('a new user who verifies while still signed in (signup signs them in)',
     await reminder.getByRole('button', { name: 'Resend' }).click();
     expect((await resent).status()).toBe(200);
     await reminder.getByText('We sent one a moment ago; you can ask again in 3 minutes.').first().waitFor();
-    expect(await reminder.getByRole('button', { name: 'Sent!' }).count()).toBe(0);
+    await expectLocator(reminder.getByRole('button', { name: 'Sent!' })).toHaveCount(0);
     await expectAccessible(page, 'verify-reminder-throttled');
     await screenshot(page, 'verify-reminder-throttled');
     await page.setViewportSize({ width: 360, height: 780 });
@@ -294,10 +293,10 @@ describe('a new user who verifies while still signed in (signup signs them in)',
     // Following the link while signed in verifies the address (it used to send the user home unverified).
     await page.goto(link.replace(/^https?:\/\/[^/]+/, app.baseUrl));
     await page.getByText('Email Verified!').waitFor();
-    expect(await reminder.count()).toBe(0);
+    await expectLocator(reminder).toHaveCount(0);
     // Not interviewed yet: on to the onboarding chat.
     await page.waitForURL((u) => u.pathname === '/onboarding', { timeout: 10_000 });
-    expect(await reminder.count()).toBe(0);
+    await expectLocator(reminder).toHaveCount(0);
     const me = await page.evaluate(() => fetch('/api/users/me/').then((r) => r.json()));
     expect(me.email_verified).toBe(true);
 
@@ -322,11 +321,11 @@ describe('an invite bound to an address', () => {
     await page.goto(boundLink.replace(/^https?:\/\/[^/]+/, app.baseUrl));
     const email = page.getByLabel('Email');
     await email.waitFor();
-    expect(await email.inputValue()).toBe(BOUND_EMAIL);
-    expect(await email.isEditable()).toBe(false);
+    await expectLocator(email).toHaveValue(BOUND_EMAIL);
+    await expectLocator(email).toBeEditable({ editable: false });
     await page.getByText('This invite is for this address only, so it cannot be changed.').waitFor();
-    expect(await page.getByLabel('Invite Token').count()).toBe(0);
-    expect(await page.getByText(/invite token/i).count()).toBe(0);
+    await expectLocator(page.getByLabel('Invite Token')).toHaveCount(0);
+    await expectLocator(page.getByText(/invite token/i)).toHaveCount(0);
     await expectAccessible(page, 'signup-bound');
     await screenshot(page, 'signup-bound');
     await page.setViewportSize({ width: 360, height: 780 });
@@ -351,7 +350,7 @@ describe('an invite bound to an address', () => {
     await notice.getByText("This invite link can't be used.").waitFor();
     await notice.getByText('This invite has already been used.').waitFor();
     await notice.getByText('Need a new invite? Ask Daybook Maintainers, who runs this Daybook.').waitFor();
-    expect(await page.getByLabel('Invite Token').inputValue()).toBe('');
+    await expectLocator(page.getByLabel('Invite Token')).toHaveValue('');
     await expectAccessible(page, 'signup-used-invite');
     await screenshot(page, 'signup-used-invite');
     await page.setViewportSize({ width: 360, height: 780 });

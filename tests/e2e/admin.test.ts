@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReplayServer, startReplayServer } from '../helpers/model-replay/server.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { expectAccessible } from './axe.ts';
+import { expectLocator, expectPage, expectToPass } from './expect.ts';
 import { launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 let smtp: TestSmtp;
@@ -40,15 +41,17 @@ afterAll(async () => {
   await replay?.close();
 });
 
-/** The first-run invite link the server logs when it has no accounts. */
+/** The first-run invite link the server logs (once it listens) when it has no accounts. */
 async function firstRunLink(): Promise<string> {
-  const until = Date.now() + 15_000;
-  for (;;) {
-    const link = /Create the first one with this invite link[^:]*: (http\S+?)["\s]/.exec(app.logs())?.[1];
-    if (link) return link;
-    if (Date.now() > until) throw new Error(`no first-run invite in the log:\n${app.logs()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const find = () => /Create the first one with this invite link[^:]*: (http\S+?)["\s]/.exec(app.logs())?.[1];
+  // The harness keeps the server's output as it arrives: wait until the line is in it.
+  await expectToPass(
+    () => {
+      if (!find()) throw new Error(`no first-run invite in the log:\n${app.logs()}`);
+    },
+    { timeout: 15_000 },
+  );
+  return find() as string;
 }
 
 async function mailedLink(to: string, subject: RegExp, part: string, after = 0) {
@@ -85,7 +88,7 @@ describe('the Admin page', () => {
     // The first-run invite itself, used up by this account.
     const row = page.getByRole('row').filter({ hasText: ADMIN });
     await row.getByText('Used up').waitFor();
-    expect(await row.getByText('1 of 1').isVisible()).toBe(true);
+    await expectLocator(row.getByText('1 of 1')).toBeVisible();
   });
 
   it('creates an invite, mails it, and shows the link once to copy', async () => {
@@ -94,8 +97,9 @@ describe('the Admin page', () => {
     await page.getByRole('checkbox', { name: 'Send the link by email' }).check();
     await page.getByRole('button', { name: 'Create and Send' }).click();
     await page.getByText(`Invite sent to ${FRIEND}.`).waitFor();
-    const shown = await page.getByRole('textbox', { name: 'Invite link' }).inputValue();
-    expect(shown).toContain('/auth/signup?itoken=');
+    const linkField = page.getByRole('textbox', { name: 'Invite link' });
+    await expectLocator(linkField).toHaveValue(/\/auth\/signup\?itoken=/);
+    const shown = await linkField.inputValue();
 
     await page.getByRole('button', { name: 'Copy' }).click();
     await page.getByRole('button', { name: 'Copied' }).waitFor();
@@ -103,7 +107,7 @@ describe('the Admin page', () => {
 
     const mailed = await mailedLink(FRIEND, /invited to Daybook/, '/auth/signup', before);
     expect(mailed).toBe(shown);
-    expect(await page.getByRole('row').filter({ hasText: FRIEND }).getByText('Active').isVisible()).toBe(true);
+    await expectLocator(page.getByRole('row').filter({ hasText: FRIEND }).getByText('Active')).toBeVisible();
     await expectAccessible(page, 'admin-invites');
     await screenshot(page, 'admin-invites');
     await page.setViewportSize({ width: 360, height: 800 });
@@ -132,7 +136,7 @@ describe('the Admin page', () => {
       const dialog = page.getByRole('alertdialog', { name: 'Deactivate account?' });
       await dialog.getByRole('button', { name: 'Deactivate' }).click();
       await page.getByText(`${FRIEND} is deactivated and signed out.`).waitFor();
-      expect(await row.getByText('Deactivated').isVisible()).toBe(true);
+      await expectLocator(row.getByText('Deactivated')).toBeVisible();
       await expectAccessible(page, 'admin-users');
       await screenshot(page, 'admin-users');
       await page.setViewportSize({ width: 360, height: 800 });
@@ -147,7 +151,7 @@ describe('the Admin page', () => {
       await friend.getByLabel('Password', { exact: true }).fill(FRIEND_PASSWORD);
       await friend.getByRole('button', { name: 'Sign In' }).click();
       await friend.getByRole('alert').first().waitFor();
-      expect(new URL(friend.url()).pathname).toBe('/auth/login');
+      await expectPage(friend).toHaveURL((u) => u.pathname === '/auth/login');
     } finally {
       await friendContext.close();
     }

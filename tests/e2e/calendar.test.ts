@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ZCalendarDay } from '@daybook/contracts';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CalendarHost,
@@ -9,6 +9,7 @@ import {
   startFakeCalendarProviders,
 } from '../helpers/fake-calendar.ts';
 import { expectAccessible } from './axe.ts';
+import { expectLocator, expectPage } from './expect.ts';
 import { createInviteLink, launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 const PAGE = '/accounts/3rdparty/';
@@ -121,8 +122,6 @@ async function screenshotsBothWidths(name: string) {
   }
 }
 
-/** What a notice says, without the markup's line breaks. */
-const textOf = async (locator: Locator) => (await locator.textContent())?.trim();
 const connectedList = () => page.getByRole('region', { name: 'Connected calendars' });
 const notice = () => page.locator('.banner');
 
@@ -150,14 +149,15 @@ describe('calendar connections', () => {
     await page.waitForURL((u) => u.pathname === PAGE);
     await page.getByRole('heading', { level: 1, name: 'Calendar Connections' }).waitFor();
     await connectedList().getByText(`No calendars are connected to ${EMAIL}.`).waitFor();
-    expect(await notice().count()).toBe(0);
+    await expectLocator(notice()).toHaveCount(0);
     await screenshotsBothWidths('calendar-connections-empty');
   });
 
   it('says the connection was cancelled when the user denies at Google, and connects nothing', async () => {
     await connectGoogle('Deny');
     const alert = page.getByRole('alert');
-    expect(await textOf(alert)).toBe('You cancelled the connection.');
+    // Compared without the markup's line breaks around it.
+    await expectLocator(alert).toHaveText('You cancelled the connection.', { trim: true });
     await connectedList().getByText(`No calendars are connected to ${EMAIL}.`).waitFor();
     await expectAccessible(page, 'calendar-connections-denied');
     await screenshot(page, 'calendar-connections-denied');
@@ -167,11 +167,11 @@ describe('calendar connections', () => {
 
   it('connects Google through the consent page, and the API gives today’s Google events', async () => {
     await connectGoogle('Allow');
-    expect(new URL(page.url()).searchParams.get('connected')).toBe('google');
-    expect(await textOf(page.getByRole('status'))).toBe('Your Google calendar is connected.');
+    await expectPage(page).toHaveURL((u) => u.searchParams.get('connected') === 'google');
+    await expectLocator(page.getByRole('status')).toHaveText('Your Google calendar is connected.', { trim: true });
     const item = connectedList().getByRole('listitem').filter({ hasText: GOOGLE_ACCOUNT });
-    expect(await item.getByText('Google', { exact: true }).count()).toBe(1);
-    expect(await item.getByText('Connected', { exact: true }).count()).toBe(1);
+    await expectLocator(item.getByText('Google', { exact: true })).toHaveCount(1);
+    await expectLocator(item.getByText('Connected', { exact: true })).toHaveCount(1);
 
     const day = await todaysEvents();
     expect(day).toMatchObject({ date: today, time_zone: 'UTC', problems: [] });
@@ -189,18 +189,18 @@ describe('calendar connections', () => {
     for (let i = 0; i < 40 && !(await field.evaluate((el) => el === document.activeElement)); i++) {
       await page.keyboard.press('Tab');
     }
-    expect(await field.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectLocator(field).toBeFocused();
     await page.keyboard.type(icsHost.url('/club.ics'));
     await page.keyboard.press('Enter');
     await page.waitForURL((u) => u.pathname === PAGE && u.searchParams.get('added') === '1');
-    expect(await textOf(page.getByRole('status'))).toBe('The calendar was added.');
+    await expectLocator(page.getByRole('status')).toHaveText('The calendar was added.', { trim: true });
     const item = connectedList().getByRole('listitem').filter({ hasText: ICS_NAME });
-    expect(await item.getByRole('heading', { name: ICS_NAME }).count()).toBe(1);
-    expect(await item.getByText('ICS calendar', { exact: true }).count()).toBe(1);
-    expect(await item.getByText('Connected', { exact: true }).count()).toBe(1);
-    // The secret address is never shown again.
+    await expectLocator(item.getByRole('heading', { name: ICS_NAME })).toHaveCount(1);
+    await expectLocator(item.getByText('ICS calendar', { exact: true })).toHaveCount(1);
+    await expectLocator(item.getByText('Connected', { exact: true })).toHaveCount(1);
+    await expectLocator(connectedList().getByRole('listitem')).toHaveCount(2);
+    // The secret address is never shown again (the page has both calendars listed by now).
     expect(await page.content()).not.toContain(icsHost.url('/club.ics'));
-    expect(await connectedList().getByRole('listitem').count()).toBe(2);
 
     const day = await todaysEvents();
     expect(day.problems).toEqual([]);
@@ -224,8 +224,8 @@ describe('calendar connections', () => {
     await screenshotsBothWidths('calendar-connections-remove');
     await page.getByRole('button', { name: 'Remove calendar' }).click();
     await page.waitForURL((u) => u.pathname === PAGE && u.searchParams.get('removed') === '1');
-    expect(await textOf(page.getByRole('status'))).toBe('The calendar was removed.');
-    expect(await connectedList().getByRole('listitem').count()).toBe(1);
+    await expectLocator(page.getByRole('status')).toHaveText('The calendar was removed.', { trim: true });
+    await expectLocator(connectedList().getByRole('listitem')).toHaveCount(1);
 
     await connectedList()
       .getByRole('link', { name: `Remove ${ICS_NAME}` })
@@ -233,7 +233,7 @@ describe('calendar connections', () => {
     await page.getByRole('heading', { level: 1, name: `Remove ${ICS_NAME}?` }).waitFor();
     await page.getByRole('button', { name: 'Remove calendar' }).click();
     await page.waitForURL((u) => u.pathname === PAGE && u.searchParams.get('removed') === '1');
-    expect(await textOf(page.getByRole('status'))).toBe('The calendar was removed.');
+    await expectLocator(page.getByRole('status')).toHaveText('The calendar was removed.', { trim: true });
     await connectedList().getByText(`No calendars are connected to ${EMAIL}.`).waitFor();
     await screenshotsBothWidths('calendar-connections-removed');
 

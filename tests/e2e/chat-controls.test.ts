@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { expectAccessible } from './axe.ts';
+import { expectLocator } from './expect.ts';
 import { createInviteLink, launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 const STORY = Array.from(
@@ -54,7 +55,7 @@ function answerScript(req: { messages: Array<{ role: string; content: string }> 
 async function openChat(on: Page) {
   await on.goto(`${app.baseUrl}/chat`);
   const box = on.getByRole('textbox', { name: 'Message', exact: true });
-  await expect.poll(() => box.isEnabled(), { timeout: 15_000 }).toBe(true);
+  await expectLocator(box).toBeEnabled({ timeout: 15_000 });
   return box;
 }
 
@@ -88,16 +89,16 @@ it('stops an answer while it is written: Stop beside Send, the text so far kept 
   const stopped = answers(page).last();
   await stopped.getByText('Stopped', { exact: true }).waitFor({ timeout: 15_000 });
   await stop.waitFor({ state: 'detached' });
+  await expectLocator(stopped.locator('.markdown')).toHaveText(/^\s*Sentence 1 of the story/);
   const text = ((await stopped.locator('.markdown').textContent()) ?? '').trim();
-  expect(text.startsWith('Sentence 1 of the story')).toBe(true);
   expect(text.length).toBeLessThan(STORY.length);
   // The other tab has the same stopped answer, and so has a reload.
   await answers(phone).last().getByText('Stopped', { exact: true }).waitFor({ timeout: 15_000 });
   await phone.reload();
   await answers(phone).last().getByText('Stopped', { exact: true }).waitFor({ timeout: 15_000 });
-  expect(((await answers(phone).last().locator('.markdown').textContent()) ?? '').trim()).toBe(text);
+  await expectLocator(answers(phone).last().locator('.markdown')).toHaveText(text, { trim: true });
   await phone.close();
-  await expect.poll(() => page.locator('.is-streaming').count()).toBe(0);
+  await expectLocator(page.locator('.is-streaming')).toHaveCount(0);
 });
 
 it('stops with Escape from the message box', async () => {
@@ -120,6 +121,8 @@ it('copies an answer as markdown and a code block as its code', async () => {
   await answer.getByRole('button', { name: 'Copied', exact: true }).waitFor();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(CODE_ANSWER);
   await answer.getByRole('button', { name: 'Copy code' }).click();
+  // The button says Copied once the clipboard has the code.
+  await answer.locator('.md-pre').getByRole('button', { name: 'Copied', exact: true }).waitFor();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('npm ci\nnpm start');
   await screenshot(page, 'chat-controls-copied');
   await expectAccessible(page, 'chat after Copy');
@@ -132,15 +135,15 @@ it('regenerates the latest answer: a new answer to the same question, the earlie
   await page.getByText('An answer to "Name a colour".').waitFor({ timeout: 15_000 });
   const before = await answers(page).count();
   // Only the latest answer offers it.
-  await expect.poll(() => page.getByRole('button', { name: 'Regenerate' }).count()).toBe(1);
+  await expectLocator(page.getByRole('button', { name: 'Regenerate' })).toHaveCount(1);
   fake.onChat(() => ({ text: 'Teal, this time.', chunks: 3, delayMs: 30 }));
   const regenerate = answers(page).last().getByRole('button', { name: 'Regenerate' });
   await regenerate.focus();
   await page.keyboard.press('Enter');
   await page.getByText('Teal, this time.').waitFor({ timeout: 15_000 });
-  expect(await answers(page).count()).toBe(before + 1);
+  await expectLocator(answers(page)).toHaveCount(before + 1);
   await page.getByText('An answer to "Name a colour".').waitFor();
-  expect(await page.getByRole('log').getByText('Name a colour', { exact: true }).count()).toBe(1);
+  await expectLocator(page.getByRole('log').getByText('Name a colour', { exact: true })).toHaveCount(1);
   // Each says which answer it is once the new one has finished (its last words arrive before the end
   // of the answer does); focus stayed in the chat (the message box), not on the page.
   await answers(page).last().getByText('Answer 2 of 2').waitFor({ timeout: 15_000 });
@@ -148,10 +151,8 @@ it('regenerates the latest answer: a new answer to the same question, the earlie
     .filter({ hasText: 'An answer to "Name a colour".' })
     .getByText('Answer 1 of 2')
     .waitFor({ timeout: 15_000 });
-  expect(
-    await page.getByRole('textbox', { name: 'Message', exact: true }).evaluate((el) => el === document.activeElement),
-  ).toBe(true);
-  await expect.poll(() => page.getByRole('button', { name: 'Regenerate' }).count()).toBe(1);
+  await expectLocator(page.getByRole('textbox', { name: 'Message', exact: true })).toBeFocused();
+  await expectLocator(page.getByRole('button', { name: 'Regenerate' })).toHaveCount(1);
   await screenshot(page, 'chat-controls-answered');
   const phone = await context.newPage();
   await phone.setViewportSize({ width: 360, height: 780 });
@@ -178,7 +179,7 @@ it('retries after the assistant was unavailable, also after a reload', async () 
   await retry.click();
   await page.getByText('An answer to "Plan my Sunday".').waitFor({ timeout: 15_000 });
   // The question is answered again, not asked twice.
-  expect(await page.getByRole('log').getByText('Plan my Sunday', { exact: true }).count()).toBe(1);
+  await expectLocator(page.getByRole('log').getByText('Plan my Sunday', { exact: true })).toHaveCount(1);
 });
 
 it('a tab opened while an answer is written shows it from its first word, then the rest', async () => {
@@ -191,13 +192,14 @@ it('a tab opened while an answer is written shows it from its first word, then t
   await tab.goto(`${app.baseUrl}/chat`);
   const live = tab.locator('.chat-bubble.is-streaming');
   await live.waitFor({ timeout: 15_000 });
-  expect(((await live.textContent()) ?? '').trim().startsWith('Sentence 1 of the story')).toBe(true);
+  await expectLocator(live).toHaveText(/^\s*Sentence 1 of the story/);
   await screenshot(tab, 'chat-controls-joined');
   // The final answer takes the live one's place: one answer, the whole story.
-  await expect.poll(() => tab.locator('.is-streaming').count(), { timeout: 30_000 }).toBe(0);
-  expect(((await answers(tab).last().locator('.markdown').textContent()) ?? '').trim()).toBe(STORY);
-  expect(await answers(tab).filter({ hasText: 'Sentence 1 of the story' }).count()).toBe(
-    await answers(page).filter({ hasText: 'Sentence 1 of the story' }).count(),
-  );
+  await expectLocator(tab.locator('.is-streaming')).toHaveCount(0, { timeout: 30_000 });
+  await expectLocator(answers(tab).last().locator('.markdown')).toHaveText(STORY, { trim: true });
+  // As many story answers as the tab that asked has, once it has finished writing too.
+  await expectLocator(page.locator('.is-streaming')).toHaveCount(0);
+  const stories = await answers(page).filter({ hasText: 'Sentence 1 of the story' }).count();
+  await expectLocator(answers(tab).filter({ hasText: 'Sentence 1 of the story' })).toHaveCount(stories);
   await tab.close();
 });

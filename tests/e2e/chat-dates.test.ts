@@ -7,6 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabaseUrl } from '../helpers/test-db.ts';
 import { expectAccessible } from './axe.ts';
+import { expectLocator, expectToPass } from './expect.ts';
 import { createInviteLink, launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 /** The browser's zone and "now": Wednesday 18 November 2026, 3 PM in Los Angeles (UTC-8). */
@@ -59,7 +60,7 @@ async function seed() {
 }
 
 const log = () => page.getByRole('log', { name: 'Messages' });
-const separators = () => log().getByRole('heading', { level: 2 }).allTextContents();
+const separators = () => log().getByRole('heading', { level: 2 });
 
 // The messages are written straight into PostgreSQL (CI always has it; without it there is no URL to write to).
 const onPostgres = inject('testDb').kind === 'postgres';
@@ -91,9 +92,9 @@ describe.skipIf(!onPostgres)('dates in the chat', () => {
     await page.goto(`${app.baseUrl}/chat`);
     await log().getByText('Wednesday afternoon answer').waitFor();
     // The first page (the newest 50) starts on Monday.
-    expect(await separators()).toEqual(['Mon 16 November', 'Yesterday', 'Today']);
+    await expectLocator(separators()).toHaveText(['Mon 16 November', 'Yesterday', 'Today']);
     const yesterday = page.locator('.chat-day', { has: page.getByRole('heading', { name: 'Yesterday' }) });
-    expect(await yesterday.locator('.chat-bubble').allTextContents()).toEqual([
+    await expectLocator(yesterday.locator('.chat-bubble')).toHaveText([
       'Tuesday evening question',
       'Tuesday late answer',
     ]);
@@ -101,10 +102,13 @@ describe.skipIf(!onPostgres)('dates in the chat', () => {
     // The time stamp: "2:58 PM" shown, the full date as its title and in what screen readers hear.
     const answer = log().getByRole('article', { name: 'Assistant said' }).filter({ hasText: 'Wednesday afternoon' });
     const time = answer.locator('time');
-    expect(await time.getAttribute('title')).toBe('Wednesday 18 November 2026 at 2:58 PM');
-    expect(await time.getAttribute('datetime')).toBe('2026-11-18T22:58:00.000Z');
-    expect(await answer.ariaSnapshot()).toContain('Wednesday 18 November 2026 at 2:58 PM');
-    expect(await answer.ariaSnapshot()).not.toContain('- text: 2:58 PM');
+    await expectLocator(time).toHaveAttribute('title', 'Wednesday 18 November 2026 at 2:58 PM');
+    await expectLocator(time).toHaveAttribute('datetime', '2026-11-18T22:58:00.000Z');
+    await expectToPass(async () => {
+      const tree = await answer.ariaSnapshot();
+      expect(tree).toContain('Wednesday 18 November 2026 at 2:58 PM');
+      expect(tree).not.toContain('- text: 2:58 PM');
+    });
     // Seen: the short time only (the full date's text is clipped to nothing).
     const fullText = time.getByText('Wednesday 18 November 2026 at 2:58 PM');
     expect((await fullText.boundingBox())?.width ?? 0).toBeLessThanOrEqual(1);
@@ -131,19 +135,17 @@ describe.skipIf(!onPostgres)('dates in the chat', () => {
     await log().evaluate((el) => {
       el.scrollTop = 0;
     });
-    await expect
-      .poll(separators, { timeout: 10_000 })
-      .toEqual(['Mon 17 November 2025', 'Mon 16 November', 'Yesterday', 'Today']);
+    await expectLocator(separators()).toHaveText(['Mon 17 November 2025', 'Mon 16 November', 'Yesterday', 'Today']);
     const monday = page.locator('.chat-day', { has: page.getByRole('heading', { name: 'Mon 16 November' }) });
-    expect(await monday.locator('.chat-bubble').count()).toBe(50);
-    expect(await monday.locator('.chat-bubble').first().textContent()).toBe('Monday note 1');
+    await expectLocator(monday.locator('.chat-bubble')).toHaveCount(50);
+    await expectLocator(monday.locator('.chat-bubble').first()).toHaveText('Monday note 1');
 
     // Scrolled into Monday, its label stays at the top of the list.
     await page.getByText('Monday note 30', { exact: true }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
     const label = monday.getByRole('heading', { name: 'Mon 16 November' });
     const [labelBox, listBox] = await Promise.all([label.boundingBox(), log().boundingBox()]);
     expect(Math.round((labelBox?.y ?? 0) - (listBox?.y ?? 0))).toBeLessThanOrEqual(12);
-    expect(await label.isVisible()).toBe(true);
+    await expectLocator(label).toBeVisible();
     // It is a band as wide as the messages' column, opaque across it: messages scroll under it as
     // under a header, and none shows through beside the date or under it.
     const dayBox = await monday.boundingBox();
@@ -166,7 +168,7 @@ describe.skipIf(!onPostgres)('dates in the chat', () => {
     await page.setViewportSize({ width: 360, height: 740 });
     await page.goto(`${app.baseUrl}/chat`);
     await log().getByText('Wednesday afternoon answer').waitFor();
-    expect(await separators()).toEqual(['Mon 16 November', 'Yesterday', 'Today']);
+    await expectLocator(separators()).toHaveText(['Mon 16 November', 'Yesterday', 'Today']);
     const today = log().getByRole('heading', { name: 'Today' });
     const box = await today.boundingBox();
     expect(box && box.x >= 0 && box.x + box.width <= 360).toBe(true);
@@ -177,13 +179,13 @@ describe.skipIf(!onPostgres)('dates in the chat', () => {
       .filter({ hasText: 'Wednesday afternoon' })
       .locator('time');
     const shown = time.locator('span[aria-hidden="true"]');
-    expect(await shown.textContent()).toBe('2:58 PM');
+    await expectLocator(shown).toHaveText('2:58 PM');
     await time.click();
-    expect(await shown.textContent()).toBe('Wednesday 18 November 2026 at 2:58 PM');
+    await expectLocator(shown).toHaveText('Wednesday 18 November 2026 at 2:58 PM');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     await screenshot(page, 'chat-dates-tapped');
     await time.click();
-    expect(await shown.textContent()).toBe('2:58 PM');
+    await expectLocator(shown).toHaveText('2:58 PM');
     await screenshot(page, 'chat-dates');
     await expectAccessible(page, 'chat with day separators on a phone');
   });

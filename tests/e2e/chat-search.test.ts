@@ -12,6 +12,7 @@ import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { type FakeSearch, fakeResults, startFakeSearch } from '../helpers/fake-search.ts';
 import { type FakeSite, startFakeSite } from '../helpers/fake-site.ts';
 import { expectAccessible } from './axe.ts';
+import { expectLocator, expectToPass } from './expect.ts';
 import {
   createInviteLink,
   launchBrowser,
@@ -130,7 +131,7 @@ async function screenshot(on: Page, name: string) {
 async function openChat(on: Page) {
   await on.goto(`${app.baseUrl}/chat`);
   const box = on.getByRole('textbox', { name: 'Message', exact: true });
-  await expect.poll(() => box.isEnabled(), { timeout: 15_000 }).toBe(true);
+  await expectLocator(box).toBeEnabled({ timeout: 15_000 });
   await on.getByText(note(TURNS - 1), { exact: true }).waitFor();
 }
 
@@ -146,53 +147,53 @@ describe('chat search', () => {
   it('finds messages, loads more, and opens an old one highlighted in the chat', async () => {
     await openChat(page);
     // The oldest note is not among the messages the chat loaded first.
-    expect(await page.locator('.chat-row', { hasText: 'Harbour log 0:' }).count()).toBe(0);
+    await expectLocator(page.locator('.chat-row', { hasText: 'Harbour log 0:' })).toHaveCount(0);
 
     const trigger = page.getByRole('button', { name: 'Search chat' });
     await trigger.click();
     const dialog = page.getByRole('dialog', { name: 'Search chat' });
     const field = dialog.getByRole('searchbox', { name: 'Search messages' });
-    expect(await field.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectLocator(field).toBeFocused();
     await screenshot(page, 'chat-search-open');
     await field.fill('HARBOUR');
     const results = dialog.getByRole('list', { name: 'Results' }).getByRole('link');
-    await expect.poll(() => results.count()).toBe(20);
+    await expectLocator(results).toHaveCount(20);
     // Newest first, each with its author, date and the match marked.
-    expect(await results.first().textContent()).toContain(note(TURNS - 1));
-    expect(await results.first().locator('mark').allTextContents()).toEqual(['Harbour']);
-    expect(await results.first().getByText('You', { exact: true }).count()).toBe(1);
-    expect(await results.first().locator('time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
+    await expectLocator(results.first()).toContainText(note(TURNS - 1));
+    await expectLocator(results.first().locator('mark')).toHaveText(['Harbour']);
+    await expectLocator(results.first().getByText('You', { exact: true })).toHaveCount(1);
+    await expectLocator(results.first().locator('time')).toHaveAttribute('datetime', /^\d{4}-\d\d-\d\dT/);
     await page.getByText('20 results, more available.').waitFor({ state: 'attached' });
     await screenshot(page, 'chat-search');
     await expectAccessible(page, 'chat search results');
 
     await dialog.getByRole('button', { name: 'Load more' }).click();
-    await expect.poll(() => results.count()).toBe(TURNS);
-    expect(await dialog.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+    await expectLocator(results).toHaveCount(TURNS);
+    await expectLocator(dialog.getByRole('button', { name: 'Load more' })).toHaveCount(0);
     // Focus moved to the first result of the new page.
-    expect(await results.nth(20).evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectLocator(results.nth(20)).toBeFocused();
     await screenshot(page, 'chat-search-more');
     const oldest = results.last();
-    expect(await oldest.textContent()).toContain('Harbour log 0:');
+    await expectLocator(oldest).toContainText('Harbour log 0:');
     const href = (await oldest.getAttribute('href')) ?? '';
     const id = Number(new URLSearchParams(href.split('?')[1]).get('message'));
     expect(id).toBeGreaterThan(0);
 
     await oldest.click();
-    expect(await dialog.count()).toBe(0);
+    await expectLocator(dialog).toHaveCount(0);
     const target = `#message-${id}`;
     await page.locator(`${target}.chat-row.is-highlighted`).waitFor();
-    await expect.poll(() => inView(page, target)).toBe(true);
-    expect(await page.locator('.chat-row.is-highlighted').textContent()).toContain('Harbour log 0:');
-    expect(await trigger.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectToPass(async () => expect(await inView(page, target)).toBe(true));
+    await expectLocator(page.locator('.chat-row.is-highlighted')).toContainText('Harbour log 0:');
+    await expectLocator(trigger).toBeFocused();
     // Shown, the message leaves the address: a reload opens the chat at its newest message.
     await page.waitForURL((u) => u.pathname === '/chat' && u.search === '');
     await screenshot(page, 'chat-search-found');
     await page.reload();
     await page.locator('.chat-row').last().waitFor();
-    expect(await page.locator('.chat-row.is-highlighted').count()).toBe(0);
+    await expectLocator(page.locator('.chat-row.is-highlighted')).toHaveCount(0);
     const newest = await page.locator('.chat-row').last().getAttribute('id');
-    await expect.poll(() => inView(page, `#${newest}`)).toBe(true);
+    await expectToPass(async () => expect(await inView(page, `#${newest}`)).toBe(true));
   });
 
   it('is usable by keyboard alone, and ignores case and accents', async () => {
@@ -203,10 +204,10 @@ describe('chat search', () => {
     const dialog = page.getByRole('dialog', { name: 'Search chat' });
     await dialog.waitFor();
     const field = dialog.getByRole('searchbox', { name: 'Search messages' });
-    expect(await field.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectLocator(field).toBeFocused();
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
-    expect(await box.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectLocator(box).toBeFocused();
 
     const trigger = page.getByRole('button', { name: 'Search chat' });
     await trigger.focus();
@@ -214,13 +215,13 @@ describe('chat search', () => {
     await dialog.waitFor();
     await page.keyboard.type('cafe berlenga');
     const results = dialog.getByRole('list', { name: 'Results' }).getByRole('link');
-    await expect.poll(() => results.count()).toBe(1);
-    expect(await results.first().locator('mark').allTextContents()).toEqual(['Café Berlenga']);
+    await expectLocator(results).toHaveCount(1);
+    await expectLocator(results.first().locator('mark')).toHaveText(['Café Berlenga']);
     await page.keyboard.press('ArrowDown');
-    expect(await results.first().evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectLocator(results.first()).toBeFocused();
     await page.keyboard.press('Enter');
     await page.locator('.chat-row.is-highlighted', { hasText: 'Café Berlenga' }).waitFor();
-    expect(await trigger.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectLocator(trigger).toBeFocused();
 
     // Nothing found says so; Escape closes and focus returns to the button.
     await page.keyboard.press('Enter');
@@ -231,7 +232,7 @@ describe('chat search', () => {
     await expectAccessible(page, 'chat search without results');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
-    expect(await trigger.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectLocator(trigger).toBeFocused();
   });
 
   it('fits a phone screen', async () => {
@@ -243,7 +244,7 @@ describe('chat search', () => {
     const dialog = phone.getByRole('dialog', { name: 'Search chat' });
     await dialog.getByRole('searchbox').fill('tide');
     const results = dialog.getByRole('list', { name: 'Results' }).getByRole('link');
-    await expect.poll(() => results.count()).toBe(20);
+    await expectLocator(results).toHaveCount(20);
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     const box = await dialog.boundingBox();
     expect(box && box.x >= 0 && box.x + box.width <= 360).toBe(true);
@@ -264,18 +265,18 @@ describe('chat search', () => {
     const dialog = page.getByRole('dialog', { name: 'Search chat' });
     await dialog.getByRole('searchbox', { name: 'Search messages' }).fill('forty crossings');
     const results = dialog.getByRole('list', { name: 'Results' }).getByRole('link');
-    await expect.poll(() => results.count()).toBe(1);
+    await expectLocator(results).toHaveCount(1);
     const found = results.first();
-    expect(await found.getByText('Research report', { exact: true }).isVisible()).toBe(true);
-    expect(await found.locator('.chat-search-snippet').textContent()).toBe(
+    await expectLocator(found.getByText('Research report', { exact: true })).toBeVisible();
+    await expectLocator(found.locator('.chat-search-snippet')).toHaveText(
       'The river ferries make forty crossings a day from Cais do Sodré [1].',
     );
-    expect(await found.locator('mark').allTextContents()).toEqual(['forty crossings']);
+    await expectLocator(found.locator('mark')).toHaveText(['forty crossings']);
     // The keys of the JSON it is stored as are not its text.
     await dialog.getByRole('searchbox').fill('introduction');
     await dialog.getByText('No messages match “introduction”.').waitFor();
     await dialog.getByRole('searchbox').fill('forty crossings');
-    await expect.poll(() => results.count()).toBe(1);
+    await expectLocator(results).toHaveCount(1);
     await screenshot(page, 'chat-search-report');
     await expectAccessible(page, 'chat search with a research report');
 
@@ -283,6 +284,6 @@ describe('chat search', () => {
     const id = new URLSearchParams(href.split('?')[1]).get('message');
     await results.first().click();
     await page.locator(`#message-${id}.chat-row.is-highlighted .chat-report`).waitFor();
-    expect(await trigger.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectLocator(trigger).toBeFocused();
   });
 });

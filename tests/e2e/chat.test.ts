@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { expectAccessible } from './axe.ts';
+import { expectLocator, expectPage, expectToPass } from './expect.ts';
 import { createInviteLink, launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 let app: RunningApp;
@@ -82,7 +83,7 @@ async function send(text: string) {
 async function openChat(on: Page, path = '/chat') {
   await on.goto(`${app.baseUrl}${path}`);
   const box = on.getByRole('textbox', { name: 'Message', exact: true });
-  await expect.poll(() => box.isEnabled(), { timeout: 15_000 }).toBe(true);
+  await expectLocator(box).toBeEnabled({ timeout: 15_000 });
   return box;
 }
 
@@ -110,7 +111,7 @@ describe('chat', () => {
     for (const on of [page, phone]) {
       await openChat(on);
       await on.getByText('Your chat with Daybook').waitFor();
-      expect(await on.getByRole('link', { name: 'Memories page' }).getAttribute('href')).toBe('/memories');
+      await expectLocator(on.getByRole('link', { name: 'Memories page' })).toHaveAttribute('href', '/memories');
       // Signup signed the user in, but the next sign-in needs the mailed link.
       await on.getByText('Please verify your email address. We sent a link to leo@example.com').waitFor();
       // The chat still fits the screen below the nav bar and the reminder.
@@ -125,7 +126,7 @@ describe('chat', () => {
     }
     // A mouse and keyboard start in the message box.
     const box = page.getByRole('textbox', { name: 'Message', exact: true });
-    expect(await box.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectLocator(box).toBeFocused();
     // "Skip to message box" shows only while it has focus, and leads there.
     const skip = page.getByRole('link', { name: 'Skip to message box' });
     expect(await skip.evaluate((el) => el.getBoundingClientRect().width)).toBeLessThanOrEqual(1);
@@ -133,7 +134,7 @@ describe('chat', () => {
     expect(await skip.evaluate((el) => el.getBoundingClientRect().width)).toBeGreaterThan(50);
     await screenshot(page, 'chat-skip-link');
     await skip.press('Enter');
-    expect(await box.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectLocator(box).toBeFocused();
   });
 
   it('sends a message and shows the streamed answer', async () => {
@@ -162,7 +163,7 @@ describe('chat', () => {
       await on.getByText(/Remembered: Lives in Lisbon; Goes climbing every Saturday/).waitFor();
       await on.getByText('Enjoy the climbing').waitFor();
       // The stack sits under the list and the list keeps its newest time stamp in view.
-      expect(await newestTimeInView(on)).toBe(true);
+      await expectToPass(async () => expect(await newestTimeInView(on)).toBe(true));
       await expectAccessible(on, 'chat with a task notification');
       await screenshot(on, 'chat-remembered');
     }
@@ -170,13 +171,25 @@ describe('chat', () => {
     await page.goto(`${app.baseUrl}/memories`);
     await page.getByRole('cell', { name: 'home city', exact: true }).waitFor();
     await page.getByRole('cell', { name: 'climbing', exact: true }).waitFor();
-    expect(await page.getByRole('link', { name: /learned from chat/i }).count()).toBeGreaterThan(0);
+    await expectToPass(async () =>
+      expect(await page.getByRole('link', { name: /learned from chat/i }).count()).toBeGreaterThan(0),
+    );
   });
 
   // A restart on a busy machine, and two pages checked with axe-core during the outage.
   it('reconnects after the server restarts and continues the conversation', { timeout: 120_000 }, async () => {
     const box = await openChat(page);
     await openChat(phone);
+    // Every text the first banner shows from now on, recorded by the page itself as it changes.
+    await page.evaluate(() => {
+      const shown: string[] = [];
+      const record = () => {
+        const text = document.querySelector('.chat-banners .banner')?.textContent;
+        if (text && shown.at(-1) !== text) shown.push(text);
+      };
+      new MutationObserver(record).observe(document.body, { subtree: true, childList: true, characterData: true });
+      Object.assign(window, { __bannersShown: shown });
+    });
     const restarted = app.restart();
     // One banner for the whole outage: "disconnected", counting down or reconnecting, never the error one.
     for (const on of [page, phone]) {
@@ -184,25 +197,17 @@ describe('chat', () => {
       await expectAccessible(on, 'chat disconnected');
       await screenshot(on, 'chat-disconnected');
     }
-    const seen = new Set<string>();
-    while (!(await box.isEnabled())) {
-      const banner = await page
-        .locator('.chat-banners .banner')
-        .first()
-        .textContent()
-        .catch(() => null);
-      if (banner) seen.add(banner.replace(/\d+ s\./, 'n s.').replace('Trying again shortly.', ''));
-      await page.waitForTimeout(100);
-      if (seen.size > 20) break;
-    }
     await restarted;
     // The history came back from the database, and the socket is open again.
-    await expect.poll(() => box.isEnabled(), { timeout: 30_000 }).toBe(true);
-    expect([...seen].every((text) => text.startsWith('You are disconnected.'))).toBe(true);
-    expect(await page.getByText('WebSocket connection error').count()).toBe(0);
+    await expectLocator(box).toBeEnabled({ timeout: 30_000 });
+    const shown = await page.evaluate(() => (window as unknown as { __bannersShown: string[] }).__bannersShown);
+    const seen = new Set(shown.map((text) => text.replace(/\d+ s\./, 'n s.').replace('Trying again shortly.', '')));
+    expect(seen.size).toBeGreaterThan(0);
+    expect([...seen].filter((text) => !text.startsWith('You are disconnected.'))).toEqual([]);
+    await expectLocator(page.getByText('WebSocket connection error')).toHaveCount(0);
     await send('Still there after the restart?');
     await page.getByText('Here is what I think about "Still there after the restart?"').waitFor({ timeout: 15_000 });
-    expect(await page.getByText('I live in Lisbon and go climbing every Saturday').count()).toBe(1);
+    await expectLocator(page.getByText('I live in Lisbon and go climbing every Saturday')).toHaveCount(1);
   });
 });
 
@@ -230,15 +235,15 @@ describe('a message sent as the connection drops', () => {
     await box.press('Enter');
     await tab.getByText('Here is what I think about "Lost in transit, then delivered"').waitFor({ timeout: 20_000 });
     expect(connections).toBe(2);
-    expect(await tab.locator('.chat-row-human', { hasText: 'Lost in transit' }).getByText('sending...').count()).toBe(
-      0,
-    );
+    await expectLocator(
+      tab.locator('.chat-row-human', { hasText: 'Lost in transit' }).getByText('sending...'),
+    ).toHaveCount(0);
     await tab.close();
     // Stored once: a page straight from the server shows the message and its answer once each.
     await openChat(page);
     await page.getByText('Here is what I think about "Lost in transit, then delivered"').waitFor();
-    expect(await page.locator('.chat-row-human', { hasText: 'Lost in transit, then delivered' }).count()).toBe(1);
-    expect(await page.getByText('Here is what I think about "Lost in transit, then delivered"').count()).toBe(1);
+    await expectLocator(page.locator('.chat-row-human', { hasText: 'Lost in transit, then delivered' })).toHaveCount(1);
+    await expectLocator(page.getByText('Here is what I think about "Lost in transit, then delivered"')).toHaveCount(1);
   });
 });
 
@@ -268,21 +273,21 @@ describe('a connection that goes quiet, and a browser that goes offline', () => 
     const mine = tab.locator('.chat-row-human', { hasText: 'Into the void, then delivered' });
     // Found dead within seconds: the message waits for the connection, with no typing dots.
     await mine.getByText('waiting for connection...').waitFor({ timeout: 8_000 });
-    expect(await tab.getByRole('status', { name: 'Assistant is typing' }).count()).toBe(0);
+    await expectLocator(tab.getByRole('status', { name: 'Assistant is typing' })).toHaveCount(0);
     await tab.getByText('Here is what I think about "Into the void, then delivered"').waitFor({ timeout: 20_000 });
     expect(connections).toBe(2);
-    expect(await mine.count()).toBe(1);
+    await expectLocator(mine).toHaveCount(1);
 
     // Offline: the badge and a note say so at once; back online, it reconnects by itself.
     await tab.context().setOffline(true);
     await tab.locator('.chat-status', { hasText: 'Offline' }).waitFor({ timeout: 5_000 });
     await tab.getByText('You are offline.', { exact: false }).waitFor();
-    expect(await box.isEnabled()).toBe(false);
+    await expectLocator(box).toBeDisabled();
     await expectAccessible(tab, 'chat offline');
     await screenshot(tab, 'chat-offline');
     await tab.context().setOffline(false);
     await tab.locator('.chat-status', { hasText: 'Connected' }).waitFor({ timeout: 10_000 });
-    await expect.poll(() => box.isEnabled(), { timeout: 10_000 }).toBe(true);
+    await expectLocator(box).toBeEnabled({ timeout: 10_000 });
     await tab.close();
   });
 });
@@ -298,7 +303,7 @@ describe('onboarding', () => {
     await page.goto(`${app.baseUrl}/onboarding`);
     await page.getByText('What should I call you?').waitFor({ timeout: 15_000 });
     const box = page.getByRole('textbox', { name: 'Message', exact: true });
-    await expect.poll(() => box.isEnabled(), { timeout: 15_000 }).toBe(true);
+    await expectLocator(box).toBeEnabled({ timeout: 15_000 });
     fake.onJson((req) =>
       lastUser(req.messages).endsWith('Leo')
         ? {
@@ -320,7 +325,7 @@ describe('onboarding', () => {
       [page, phone].map(async (on) => {
         await on.getByText("You're all set! Taking you to your chat...").waitFor({ timeout: 15_000 });
         await on.getByText('Thank you! You are all set.').waitFor();
-        expect(on.url()).toMatch(/\/onboarding$/);
+        await expectPage(on).toHaveURL(/\/onboarding$/);
         await on.getByRole('button', { name: 'Go to chat now' }).waitFor();
         await expectAccessible(on, 'onboarding finished');
         await screenshot(on, 'onboarding-done');
@@ -337,7 +342,7 @@ describe('onboarding', () => {
     await page.waitForURL((u) => u.pathname === '/onboarding');
     await page.locator('.chat-row.is-highlighted', { hasText: 'Leo' }).waitFor();
     await page.getByText("You've finished onboarding.").waitFor();
-    expect(await page.getByRole('textbox', { name: 'Message', exact: true }).count()).toBe(0);
+    await expectLocator(page.getByRole('textbox', { name: 'Message', exact: true })).toHaveCount(0);
     await expectAccessible(page, 'onboarding reread');
     await screenshot(page, 'onboarding-reread');
     await page.getByRole('link', { name: 'Go to chat' }).click();
@@ -353,7 +358,7 @@ it('the chat works on a phone', async () => {
   await phone.getByRole('region', { name: 'Email verification' }).getByRole('button', { name: 'Dismiss' }).click();
   await phone.reload();
   await phone.getByText('Enjoy the climbing').waitFor({ timeout: 15_000 });
-  expect(await phone.getByRole('region', { name: 'Email verification' }).count()).toBe(0);
+  await expectLocator(phone.getByRole('region', { name: 'Email verification' })).toHaveCount(0);
   await expectAccessible(phone, 'chat on a phone');
   await screenshot(phone, 'chat');
 
@@ -404,12 +409,9 @@ it('the chat works on a phone', async () => {
   await wide.context().addCookies(await phone.context().cookies());
   await wide.goto(`${app.baseUrl}/chat`);
   await wide.locator('.chat-row-assistant', { hasText: 'Sentence 11 of a long answer' }).waitFor({ timeout: 15_000 });
-  expect(
-    await wide
-      .locator('.chat-row-assistant', { hasText: 'Sentence 11' })
-      .getByRole('button', { name: /Read more|Collapse/ })
-      .count(),
-  ).toBe(0);
+  await expectLocator(
+    wide.locator('.chat-row-assistant', { hasText: 'Sentence 11' }).getByRole('button', { name: /Read more|Collapse/ }),
+  ).toHaveCount(0);
   await wide.close();
   await phone.close();
 });
@@ -429,7 +431,7 @@ it('a message sent while an answer streams waits its turn, and a failed answer c
   await expectAccessible(page, 'chat with a queued message');
   await screenshot(page, 'chat-queued');
   await page.getByText('Quick answer to "And a second one".').waitFor({ timeout: 15_000 });
-  expect(await second.getByText('waiting for the answers before it...').count()).toBe(0);
+  await expectLocator(second.getByText('waiting for the answers before it...')).toHaveCount(0);
 
   fake.onChat(() => ({ status: 500, body: '{"error":{"message":"overloaded"}}' }));
   await send('Plan my Sunday');
@@ -489,6 +491,6 @@ it('signing out in another tab takes the chat to sign in instead of reconnecting
     'chat goes to sign in',
     page.waitForURL((u) => u.pathname === '/auth/login', limit),
   );
-  expect(new URL(page.url()).searchParams.get('next')).toBe('/chat');
+  await expectPage(page).toHaveURL((u) => u.searchParams.get('next') === '/chat');
   await step('close the context', tab.close());
 }, 150_000);

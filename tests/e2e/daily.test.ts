@@ -15,6 +15,7 @@ import { type FakeSite, startFakeSite } from '../helpers/fake-site.ts';
 import { DEFAULT_PLACES, type FakeOpenMeteo, fakeDay, startFakeOpenMeteo } from '../helpers/fake-weather.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { expectAccessible } from './axe.ts';
+import { expectLocator } from './expect.ts';
 import { createInviteLink, launchBrowser, type RunningApp, signUpInBrowser, startApp } from './harness.ts';
 
 const SHOTS = process.env.DAILY_SHOTS_DIR ?? '/tmp/daily-shots';
@@ -245,7 +246,7 @@ async function shots(name: string, focus?: () => Locator) {
 async function openChat(at = '/chat') {
   await page.goto(`${app.baseUrl}${at}`);
   const box = page.getByRole('textbox', { name: 'Message', exact: true });
-  await expect.poll(() => box.isEnabled(), { timeout: 20_000 }).toBe(true);
+  await expectLocator(box).toBeEnabled({ timeout: 20_000 });
   return box;
 }
 
@@ -262,7 +263,14 @@ describe('daily messages', () => {
     const section = page.getByRole('region', { name: 'Daily message' });
     const zone = section.getByRole('combobox', { name: 'Time zone' });
     // A new account takes the browser's zone; the user moves it to Lisbon.
-    await expect.poll(() => zone.inputValue(), { timeout: 20_000 }).toBe(BROWSER_ZONE);
+    await expectLocator(zone).toHaveValue(BROWSER_ZONE, { timeout: 20_000 });
+    // The zone is saved on its own request, which the checks below need finished.
+    const zoneSaved = page.waitForResponse(
+      (r) =>
+        r.url().endsWith('/api/users/me/') &&
+        r.request().method() === 'PATCH' &&
+        (r.request().postData() ?? '').includes('time_zone'),
+    );
     await zone.fill(ZONE);
     await zone.press('Enter');
     await section.getByRole('button', { name: `Use this device's time zone (${BROWSER_ZONE})` }).waitFor();
@@ -270,6 +278,7 @@ describe('daily messages', () => {
     await place.fill('Lisbon');
     await section.getByRole('button', { name: 'Save', exact: true }).click();
     await section.locator('.daily-place', { hasText: 'Lisbon' }).waitFor();
+    expect((await zoneSaved).status()).toBe(200);
     const me = await page.evaluate(() => fetch('/api/users/me/').then((r) => r.json()));
     expect(me).toMatchObject({
       time_zone: ZONE,
@@ -331,10 +340,10 @@ describe('daily messages', () => {
     await row.getByText(weatherLine).waitFor();
     for (const title of EVENTS) await row.getByText(title, { exact: false }).waitFor();
     const stories = row.getByRole('link', { name: 'Read the report' });
-    expect(await stories.count()).toBe(2);
+    await expectLocator(stories).toHaveCount(2);
     for (const [i, interest] of INTERESTS.entries()) {
       await row.locator('li', { hasText: `Latest news on ${interest.data}` }).waitFor();
-      expect(await stories.nth(i).getAttribute('href')).toMatch(/^\/resources\/research\/\d+$/);
+      await expectLocator(stories.nth(i)).toHaveAttribute('href', /^\/resources\/research\/\d+$/);
     }
     // A message this long comes collapsed (spec: over about 12 lines); its last lines show once opened.
     await row.getByRole('button', { name: 'Read more...' }).click();
@@ -362,13 +371,13 @@ describe('daily messages', () => {
     await page.waitForURL((u) => u.pathname === '/chat' && u.searchParams.get('dmid') === String(dailyId));
     const highlighted = page.locator('.chat-row.is-highlighted');
     await highlighted.getByText(weatherLine).waitFor({ timeout: 20_000 });
-    expect(await highlighted.count()).toBe(1);
-    expect(await page.getByText('Daily message not found').count()).toBe(0);
+    await expectLocator(highlighted).toHaveCount(1);
+    await expectLocator(page.getByText('Daily message not found')).toHaveCount(0);
   });
 
   it('a question asked from there is answered with the message in context', async () => {
     const box = page.getByRole('textbox', { name: 'Message', exact: true });
-    await expect.poll(() => box.isEnabled(), { timeout: 20_000 }).toBe(true);
+    await expectLocator(box).toBeEnabled({ timeout: 20_000 });
     await box.fill(QUESTION);
     await box.press('Enter');
     const second = `Latest news on ${INTERESTS[1].data}`;
@@ -389,7 +398,7 @@ describe('daily messages', () => {
     const item = page.getByRole('article').filter({ hasText: 'Daily Message' });
     await item.waitFor({ timeout: 20_000 });
     // Its researches are part of the message, not items of their own.
-    expect(await page.getByRole('article').count()).toBe(1);
+    await expectLocator(page.getByRole('article')).toHaveCount(1);
     await shots('resources-daily-message');
     await item.getByRole('link', { name: 'View Message' }).click();
     await page.waitForURL((u) => u.pathname === `/resources/daily-message/${dailyId}`);
@@ -446,21 +455,21 @@ describe('daily messages', () => {
     await openChat();
     await page.getByRole('button', { name: /^Account menu for / }).click();
     const toggle = page.getByRole('switch', { name: 'Pause daily messages' });
-    await expect.poll(() => toggle.isEnabled(), { timeout: 20_000 }).toBe(true);
-    expect(await toggle.getAttribute('aria-checked')).toBe('false');
+    await expectLocator(toggle).toBeEnabled({ timeout: 20_000 });
+    await expectLocator(toggle).toHaveAttribute('aria-checked', 'false');
+    // Listen before clicking: the save can answer before a listener added afterwards would exist.
+    const saved = page.waitForResponse((r) => r.url().endsWith('/api/users/me/') && r.request().method() === 'PATCH');
     await toggle.click();
-    await expect
-      .poll(() => page.evaluate(() => fetch('/api/users/me/').then((r) => r.json())))
-      .toMatchObject({
-        is_daily_message_paused: true,
-      });
-    expect(await toggle.getAttribute('aria-checked')).toBe('true');
+    expect((await saved).status()).toBe(200);
+    const me = await page.evaluate(() => fetch('/api/users/me/').then((r) => r.json()));
+    expect(me).toMatchObject({ is_daily_message_paused: true });
+    await expectLocator(toggle).toHaveAttribute('aria-checked', 'true');
     await page.keyboard.press('Escape');
 
     // The next morning's tick claims nobody: no message is written, posted or mailed.
     expect((await setClock(NEXT_DAY, '07:01')).claimed).toBe(0);
     expect((await dailyRows()).map((r) => r.local_date)).toEqual([DAY]);
-    expect(await dailyRow().count()).toBe(1);
+    await expectLocator(dailyRow()).toHaveCount(1);
     expect(mailbox.messages.filter((m) => /^Your daily message for /.test(m.subject))).toHaveLength(1);
   });
 });

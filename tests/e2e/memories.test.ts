@@ -3,6 +3,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe.ts';
+import { expectLocator, expectPage } from './expect.ts';
 import { createInviteLink, launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 let app: RunningApp;
@@ -50,14 +51,13 @@ async function api(method: string, path: string, body?: unknown) {
 const dialog = () => page.getByRole('dialog');
 const row = (key: string) => page.getByRole('row').filter({ has: page.getByRole('cell', { name: key, exact: true }) });
 
-const listHasFocus = () =>
-  page.getByRole('region', { name: 'Memory list' }).evaluate((list) => list === document.activeElement);
+const memoryList = () => page.getByRole('region', { name: 'Memory list' });
 
 describe('the Memories page', () => {
   it('starts empty and adds a memory through the form', async () => {
     await page.goto(`${app.baseUrl}/memories`);
     await page.getByRole('heading', { name: 'Your Memories' }).waitFor();
-    expect(await page.title()).toBe('Memories · Daybook');
+    await expectPage(page).toHaveTitle('Memories · Daybook');
     await page.getByText('No memories found').waitFor();
     await expectAccessible(page, 'memories (empty)');
     await screenshot(page, 'memories-empty');
@@ -73,7 +73,7 @@ describe('the Memories page', () => {
     await screenshot(page, 'memories-add-form');
     await dialog().getByRole('button', { name: 'Add Memory' }).click();
     await row('home city').waitFor();
-    expect(await row('home city').textContent()).toContain('Location');
+    await expectLocator(row('home city')).toContainText('Location');
   });
 
   it('a new memory with blank data is refused with the spec message', async () => {
@@ -104,17 +104,17 @@ describe('the Memories page', () => {
     const confirm = page.getByRole('alertdialog');
     await confirm.getByRole('heading', { name: 'Confirm Deletion' }).waitFor();
     // A soft delete: the dialog says where to find it again.
-    expect(await confirm.textContent()).toContain('You can restore it from "Show deleted memories".');
+    await expectLocator(confirm).toContainText('You can restore it from "Show deleted memories".');
     await expectAccessible(page, 'memories delete dialog');
     await screenshot(page, 'memories-confirm-delete');
     await confirm.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No memories found').waitFor();
     // The row's Delete button is gone: focus is on the list, not <body>.
-    expect(await listHasFocus()).toBe(true);
+    await expectLocator(memoryList()).toBeFocused();
 
     await page.getByLabel('Show deleted memories').check();
     await row('home city').waitFor();
-    expect(await page.getByRole('button', { name: 'Add New Memory' }).count()).toBe(0);
+    await expectLocator(page.getByRole('button', { name: 'Add New Memory' })).toHaveCount(0);
     await expectAccessible(page, 'memories deleted view');
     await screenshot(page, 'memories-deleted-view');
     await row('home city')
@@ -157,19 +157,19 @@ describe('the Memories page', () => {
     }
     await page.reload();
     await row('topic 31').waitFor();
-    expect(await page.getByRole('row').count()).toBe(31); // 30 rows and the header
+    await expectLocator(page.getByRole('row')).toHaveCount(31); // 30 rows and the header
     await expectAccessible(page, 'memories list');
     await screenshot(page, 'memories-page-1');
     await page.getByRole('button', { name: 'Next' }).click();
     await row('topic 01').waitFor();
-    expect(await page.getByRole('row').count()).toBe(2);
+    await expectLocator(page.getByRole('row')).toHaveCount(2);
     await expectAccessible(page, 'memories page 2');
     // Next is disabled on the last page: focus is on the list, not <body>.
-    expect(await listHasFocus()).toBe(true);
-    expect(new URL(page.url()).searchParams.get('page')).toBe('2');
+    await expectLocator(memoryList()).toBeFocused();
+    await expectPage(page).toHaveURL((u) => u.searchParams.get('page') === '2');
     await page.getByRole('button', { name: 'Previous' }).click();
     await row('topic 31').waitFor();
-    expect(await listHasFocus()).toBe(true);
+    await expectLocator(memoryList()).toBeFocused();
   });
 
   it('the account menu closes when focus leaves it, by Tab or to nothing', async () => {
@@ -179,13 +179,13 @@ describe('the Memories page', () => {
     await signOut.focus();
     await page.keyboard.press('Tab');
     await signOut.waitFor({ state: 'detached' });
-    expect(await menuButton.getAttribute('aria-expanded')).toBe('false');
+    await expectLocator(menuButton).toHaveAttribute('aria-expanded', 'false');
 
     await menuButton.click();
     await page.getByRole('link', { name: 'History' }).focus();
     await page.evaluate(() => (document.activeElement as HTMLElement).blur());
     await signOut.waitFor({ state: 'detached' });
-    expect(await menuButton.getAttribute('aria-expanded')).toBe('false');
+    await expectLocator(menuButton).toHaveAttribute('aria-expanded', 'false');
   });
 
   it('becomes cards on a phone', async () => {

@@ -9,6 +9,7 @@ import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { type FakeSearch, fakeResults, startFakeSearch } from '../helpers/fake-search.ts';
 import { type FakeSite, startFakeSite } from '../helpers/fake-site.ts';
 import { expectAccessible } from './axe.ts';
+import { expectLocator, expectToPass } from './expect.ts';
 import { createInviteLink, launchBrowser, type RunningApp, screenshot, signUpInBrowser, startApp } from './harness.ts';
 
 let app: RunningApp;
@@ -96,7 +97,7 @@ afterAll(async () => {
 async function openChat(on: Page) {
   await on.goto(`${app.baseUrl}/chat`);
   const box = on.getByRole('textbox', { name: 'Message', exact: true });
-  await expect.poll(() => box.isEnabled(), { timeout: 20_000 }).toBe(true);
+  await expectLocator(box).toBeEnabled({ timeout: 20_000 });
   return box;
 }
 
@@ -133,7 +134,7 @@ describe('web research', () => {
     const card = page.getByRole('region', { name: `Researching ${QUERY}` });
     await card.getByText('Reading pages: 2 of 3', { exact: true }).waitFor({ timeout: 30_000 });
     const searches = card.getByRole('list', { name: 'Searches' }).getByRole('listitem');
-    expect(await searches.allTextContents()).toEqual([QUERY, 'e-bike commute tips', 'e-bike battery']);
+    await expectLocator(searches).toHaveText([QUERY, 'e-bike commute tips', 'e-bike battery']);
     await expectAccessible(page, 'research-running');
     await screenshot(page, 'research-running');
     // A reload, or another tab, shows the same card.
@@ -151,7 +152,7 @@ describe('web research', () => {
     // Chatting goes on meanwhile, and is answered before the report.
     await send(page, 'Should I ride in the rain?');
     await page.getByText('Here is a quick answer to "Should I ride in the rain?".').waitFor({ timeout: 20_000 });
-    expect(await page.locator('.chat-report').count()).toBe(0);
+    await expectLocator(page.locator('.chat-report')).toHaveCount(0);
 
     const report = reportMessage(page);
     await report.getByRole('heading', { name: TITLE }).waitFor({ timeout: SLOW_MS + 30_000 });
@@ -165,21 +166,23 @@ describe('web research', () => {
     await report.getByText('E-bikes suit commutes of eight to twenty kilometres each way').waitFor();
     await report.getByRole('button', { name: 'See the full report' }).click();
     await report.getByRole('heading', { name: 'Looking after the battery' }).waitFor();
-    const sources = await hrefs(page, '.chat-report-sources');
-    expect(sources).toEqual(ARTICLES.map((p) => site.url(p)));
-    expect(await report.locator('.chat-report-sources a').first().textContent()).toBe(
+    await expectToPass(async () =>
+      expect(await hrefs(page, '.chat-report-sources')).toEqual(ARTICLES.map((p) => site.url(p))),
+    );
+    await expectLocator(report.locator('.chat-report-sources a').first()).toHaveText(
       'A practical guide to e-bike commuting',
     );
     // [1] in the introduction links to source 1; [2] in the body to source 2.
     const cite1 = report.locator('.chat-report-intro a.md-cite', { hasText: '1' });
-    expect(await cite1.getAttribute('href')).toBe(site.url(ARTICLES[0] as string));
-    expect(await cite1.getAttribute('target')).toBe('_blank');
-    expect(await report.locator('a.md-cite', { hasText: '2' }).first().getAttribute('href')).toBe(
+    await expectLocator(cite1).toHaveAttribute('href', site.url(ARTICLES[0] as string));
+    await expectLocator(cite1).toHaveAttribute('target', '_blank');
+    await expectLocator(report.locator('a.md-cite', { hasText: '2' }).first()).toHaveAttribute(
+      'href',
       site.url(ARTICLES[1] as string),
     );
     expect(await noSideScroll(page)).toBe(true);
     // The report took the card's place.
-    expect(await card.count()).toBe(0);
+    await expectLocator(card).toHaveCount(0);
     await report.getByRole('link', { name: 'Open report' }).scrollIntoViewIfNeeded();
     await expectAccessible(page, 'research-chat-report');
     await screenshot(page, 'research-chat-report');
@@ -210,8 +213,13 @@ describe('web research', () => {
       await on.getByRole('heading', { name: 'Choosing the bike' }).waitFor();
       await on.getByText('Protected lanes make everyday riding calmer and safer').waitFor();
       await on.getByRole('heading', { name: 'Conclusion' }).waitFor();
-      expect(await hrefs(on, '.report-sources')).toEqual(ARTICLES.map((p) => site.url(p)));
-      expect(await on.locator('.report-intro a.md-cite').getAttribute('href')).toBe(site.url(ARTICLES[0] as string));
+      await expectToPass(async () =>
+        expect(await hrefs(on, '.report-sources')).toEqual(ARTICLES.map((p) => site.url(p))),
+      );
+      await expectLocator(on.locator('.report-intro a.md-cite')).toHaveAttribute(
+        'href',
+        site.url(ARTICLES[0] as string),
+      );
       await on.getByRole('button', { name: 'Copy as markdown' }).waitFor();
       expect(await noSideScroll(on)).toBe(true);
       await expectAccessible(on, 'research-detail');
@@ -229,7 +237,7 @@ describe('web research', () => {
       const item = on.getByRole('article', { name: TITLE });
       await item.waitFor({ timeout: 20_000 });
       await item.getByText('Web Research', { exact: true }).waitFor();
-      expect(await on.getByRole('article').count()).toBe(1);
+      await expectLocator(on.getByRole('article')).toHaveCount(1);
       expect(await noSideScroll(on)).toBe(true);
       await expectAccessible(on, 'research-resources');
       await screenshot(on, 'research-resources');
@@ -256,7 +264,7 @@ describe('web research', () => {
           hasText: 'You cancelled the research on "folding bikes on trains".',
         });
         await note.waitFor({ timeout: 20_000 });
-        expect(await on.getByRole('region', { name: /folding bikes/ }).count()).toBe(0);
+        await expectLocator(on.getByRole('region', { name: /folding bikes/ })).toHaveCount(0);
         await expectAccessible(on, 'research-cancelled');
         await screenshot(on, 'research-cancelled');
       }

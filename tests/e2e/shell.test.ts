@@ -2,6 +2,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe.ts';
+import { expectLocator, expectPage } from './expect.ts';
 import { launchBrowser, type RunningApp, screenshot, startApp } from './harness.ts';
 
 let app: RunningApp;
@@ -57,13 +58,10 @@ describe.each([
     await page.goto(`${app.baseUrl}/`);
     await page.getByRole('heading', { level: 1, name: 'Welcome to Daybook' }).waitFor();
     await page.getByRole('link', { name: 'Get Started' }).waitFor();
-    expect(await page.getByRole('article').count()).toBe(3);
-    expect(
-      await page
-        .getByRole('navigation', { name: 'Main' })
-        .getByRole('link', { name: 'Take the Tour' })
-        .getAttribute('href'),
-    ).toBe('/guest-tour');
+    await expectLocator(page.getByRole('article')).toHaveCount(3);
+    await expectLocator(
+      page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Take the Tour' }),
+    ).toHaveAttribute('href', '/guest-tour');
     // Nothing is wider than the screen.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
     await expectAccessible(page, 'home');
@@ -73,26 +71,26 @@ describe.each([
   it('an unknown path shows Page Not Found, and Go Home leads home', async () => {
     await page.goto(`${app.baseUrl}/this/does/not/exist`);
     await page.getByRole('heading', { name: 'Page Not Found' }).waitFor();
-    expect(await page.title()).toBe('Page Not Found · Daybook');
+    await expectPage(page).toHaveTitle('Page Not Found · Daybook');
     await expectAccessible(page, 'not found');
     await screenshot(page, 'not-found');
     await page.getByRole('link', { name: 'Go Home' }).click();
     await page.getByRole('heading', { name: 'Welcome to Daybook' }).waitFor();
-    expect(new URL(page.url()).pathname).toBe('/');
+    await expectPage(page).toHaveURL((u) => u.pathname === '/');
     // The new page's title, set and announced politely after the navigation.
-    expect(await page.title()).toBe('Home · Daybook');
+    await expectPage(page).toHaveTitle('Home · Daybook');
     const announcer = page.getByTestId('page-announcer');
-    expect(await announcer.getAttribute('aria-live')).toBe('polite');
-    expect(await announcer.textContent()).toBe('Home · Daybook');
+    await expectLocator(announcer).toHaveAttribute('aria-live', 'polite');
+    await expectLocator(announcer).toHaveText('Home · Daybook');
   });
 
   it('a deep link to /memories goes to sign in, keeping the path and query', async () => {
     await page.goto(`${app.baseUrl}/memories?show_deleted=true`);
     await page.waitForURL((url) => url.pathname === '/auth/login');
-    expect(new URL(page.url()).searchParams.get('next')).toBe('/memories?show_deleted=true');
+    await expectPage(page).toHaveURL((u) => u.searchParams.get('next') === '/memories?show_deleted=true');
     await page.getByRole('heading', { name: 'Sign In' }).waitFor();
     // The cursor starts in the email field.
-    expect(await page.getByLabel('Email').evaluate((field) => field === document.activeElement)).toBe(true);
+    await expectLocator(page.getByLabel('Email')).toBeFocused();
     await expectAccessible(page, 'sign in');
     await screenshot(page, 'login-redirect');
   });
@@ -100,14 +98,15 @@ describe.each([
   it('the about page shows the configured creator', async () => {
     await page.goto(`${app.baseUrl}/ana-lima`);
     await page.getByRole('heading', { level: 1, name: 'Ana Lima' }).waitFor();
-    expect(await page.title()).toBe('Ana Lima · Daybook');
-    expect(await page.getByText('I build calm software for busy people.').isVisible()).toBe(true);
-    expect(await page.getByRole('list', { name: 'Profiles' }).getByRole('link').count()).toBe(4);
-    expect(await page.getByRole('link', { name: 'Request an invite' }).getAttribute('href')).toMatch(
+    await expectPage(page).toHaveTitle('Ana Lima · Daybook');
+    await expectLocator(page.getByText('I build calm software for busy people.')).toBeVisible();
+    await expectLocator(page.getByRole('list', { name: 'Profiles' }).getByRole('link')).toHaveCount(4);
+    await expectLocator(page.getByRole('link', { name: 'Request an invite' })).toHaveAttribute(
+      'href',
       /^mailto:ana@example.org/,
     );
     const footer = page.getByRole('contentinfo');
-    expect(await footer.getByRole('link', { name: 'Ana Lima' }).getAttribute('href')).toBe('/ana-lima');
+    await expectLocator(footer.getByRole('link', { name: 'Ana Lima' })).toHaveAttribute('href', '/ana-lima');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
     await expectAccessible(page, 'about');
     await screenshot(page, 'about');

@@ -3,6 +3,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './axe.ts';
+import { expectLocator } from './expect.ts';
 import { createInviteLink, launchBrowser, type RunningApp, screenshot, startApp } from './harness.ts';
 
 const STAGES = ['welcome', 'daily_insight', 'research', 'wrap_up'];
@@ -70,7 +71,7 @@ describe('the guest tour', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Take the Tour' }).click();
     await page.waitForURL((u) => u.pathname === '/guest-tour');
     await page.getByRole('heading', { level: 1, name: 'Guest Tour' }).waitFor();
-    expect(await page.getByRole('link', { name: 'Start Onboarding' }).count()).toBe(0);
+    await expectLocator(page.getByRole('link', { name: 'Start Onboarding' })).toHaveCount(0);
 
     for (const [index, stage] of STAGES.entries()) {
       const last = index === STAGES.length - 1;
@@ -119,8 +120,8 @@ describe('the guest tour', () => {
       }
 
       await page.setViewportSize(PHONE);
-      expect(await sidebar(page).isVisible()).toBe(false);
-      expect(await compactProgress(page).textContent()).toContain(`Step ${index + 1} of 4`);
+      await expectLocator(sidebar(page)).toBeHidden();
+      await expectLocator(compactProgress(page)).toContainText(`Step ${index + 1} of 4`);
       expect(await noOverflow(page)).toBeLessThanOrEqual(PHONE.width);
       await settled(page);
       await expectAccessible(page, `guest tour ${stage}`);
@@ -139,12 +140,12 @@ describe('the guest tour', () => {
     await page.setViewportSize({ width: 768, height: 900 });
     await page.goto(`${app.baseUrl}/guest-tour`);
     await page.getByRole('heading', { level: 1, name: 'Guest Tour' }).waitFor();
-    expect(await sidebar(page).isVisible()).toBe(false);
-    expect(await compactProgress(page).isVisible()).toBe(true);
+    await expectLocator(sidebar(page)).toBeHidden();
+    await expectLocator(compactProgress(page)).toBeVisible();
     await page.setViewportSize({ width: 1280, height: 900 });
     await sidebar(page).getByText('Key Features').waitFor();
-    expect(await sidebar(page).isVisible()).toBe(true);
-    expect(await compactProgress(page).isVisible()).toBe(false);
+    await expectLocator(sidebar(page)).toBeVisible();
+    await expectLocator(compactProgress(page)).toBeHidden();
     await context.close();
   });
 });
@@ -184,13 +185,13 @@ describe('the new-user tour', () => {
     await page.getByRole('heading', { level: 1, name: 'Demo Tour' }).waitFor();
     for (let step = 1; step < STAGES.length; step++) {
       await sidebar(page).getByText(`Step ${step} of 4`).waitFor();
-      expect(await page.getByRole('link', { name: 'Start Onboarding' }).isVisible()).toBe(true);
+      await expectLocator(page.getByRole('link', { name: 'Start Onboarding' })).toBeVisible();
       await waitForButton(page, 'Continue');
       // Continue has focus once it turns on: Enter moves on.
       await page.keyboard.press('Enter');
     }
     await sidebar(page).getByText('Step 4 of 4').waitFor();
-    expect(await page.getByRole('link', { name: 'Start Onboarding' }).count()).toBe(0);
+    await expectLocator(page.getByRole('link', { name: 'Start Onboarding' })).toHaveCount(0);
     const finish = await waitForButton(page, 'Start Onboarding');
     await settled(page);
     await expectAccessible(page, 'new-user tour wrap_up');
@@ -207,7 +208,7 @@ describe('the new-user tour', () => {
     await expectAccessible(page, 'onboarding with Skip for now');
     await screenshot(page, 'onboarding-skip');
     await page.setViewportSize(PHONE);
-    expect(await skip.isVisible()).toBe(true);
+    await expectLocator(skip).toBeVisible();
     expect(await noOverflow(page)).toBeLessThanOrEqual(PHONE.width);
     await expectAccessible(page, 'onboarding with Skip for now');
     await screenshot(page, 'onboarding-skip');
@@ -221,6 +222,6 @@ describe('the new-user tour', () => {
     // The interview can be reread; it is over, so there is nothing to skip.
     await page.goto(`${app.baseUrl}/onboarding`);
     await page.getByText("You've finished onboarding.").waitFor();
-    expect(await skip.count()).toBe(0);
+    await expectLocator(skip).toHaveCount(0);
   });
 });
