@@ -1,6 +1,6 @@
 // Django's password validators, as passwordProblems applies them, and the argon2id hashes.
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { argon2id, hashPassword, passwordProblems, verifyPassword } from './passwords.ts';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { argon2id, HASH_OPTIONS, hashPassword, passwordProblems, verifyPassword } from './passwords.ts';
 
 const similar = (password: string, email: string) =>
   passwordProblems(password, email).some((p) => p.code === 'password_too_similar');
@@ -56,6 +56,10 @@ function parameters(hash: string) {
 }
 
 describe('password hashes', () => {
+  // The production cost, which the rest of the suite lowers (apps/server/src/test/setup.ts).
+  beforeAll(() => {
+    argon2id.options = HASH_OPTIONS;
+  });
   afterEach(() => vi.restoreAllMocks());
 
   it.each(EXISTING)(

@@ -72,23 +72,31 @@ export function passwordProblems(password: string, email?: string): PasswordProb
 
 // As strong as node-argon2's defaults, which made the stored hashes (@node-rs/argon2's own are lighter).
 // Algorithm 2 is Argon2id: the package's enum is a const enum, absent at run time.
-const OPTIONS = { algorithm: 2, memoryCost: 65_536, timeCost: 3, parallelism: 4, outputLen: 32 } as const;
+export const HASH_OPTIONS = { algorithm: 2, memoryCost: 65_536, timeCost: 3, parallelism: 4, outputLen: 32 } as const;
 
-/** Every argon2 call goes through this object, so tests can count (and hold back) hashes and checks. */
+/**
+ * Every argon2 call goes through this object, so tests can count (and hold back) hashes and checks.
+ * `options` stays HASH_OPTIONS in production; the test suite, which makes thousands of accounts, lowers
+ * the cost (as Django's test settings pick a fast hasher), and passwords.test.ts checks the real one.
+ */
 export const argon2id = {
-  hash: (password: string): Promise<string> => argon2.hash(password, OPTIONS),
+  options: HASH_OPTIONS as argon2.Options,
+  hash: (password: string): Promise<string> => argon2.hash(password, argon2id.options),
   // The parameters come from the stored hash, whatever they were when it was made.
   verify: (digest: string, password: string): Promise<boolean> => argon2.verify(digest, password),
 };
 
 export const hashPassword = (password: string) => argon2id.hash(password);
 
-// Compared against when the account does not exist, so both paths take the same time.
-const DUMMY_HASH = argon2id.hash('not-a-real-password-0');
+// Compared against when the account does not exist, so both paths take the same time. Made when first
+// needed, at the cost hashes are made at.
+let dummyHash: Promise<string> | undefined;
+const DUMMY_PASSWORD = 'not-a-real-password-0';
 
 export async function verifyPassword(hash: string | null | undefined, password: string): Promise<boolean> {
   if (!hash) {
-    await argon2id.verify(await DUMMY_HASH, password).catch(() => false);
+    dummyHash ??= argon2id.hash(DUMMY_PASSWORD);
+    await argon2id.verify(await dummyHash, password).catch(() => false);
     return false;
   }
   return argon2id.verify(hash, password).catch(() => false);
