@@ -72,11 +72,20 @@ async function connect(pglite: PGlite): Promise<SqlDriverAdapter> {
 
 export async function withSchemaEngine<T>(fn: (engine: TSchemaEngine) => Promise<T>): Promise<T> {
   const glue = await loadEngineModule();
-  const databases = [new PGlite({ extensions: EXTENSIONS })];
+  const databases: PGlite[] = [];
+  // Started only when the engine asks for it: diffs (check, new) use the shadow alone, and a PGlite
+  // costs seconds of CPU to start.
+  let main: PGlite | undefined;
   const factory: SqlMigrationAwareDriverAdapterFactory = {
     provider: 'postgres',
     adapterName: 'pglite-prisma-adapter',
-    connect: () => connect(databases[0] as PGlite),
+    connect: () => {
+      if (!main) {
+        main = new PGlite({ extensions: EXTENSIONS });
+        databases.push(main);
+      }
+      return connect(main);
+    },
     // A fresh database per shadow, like the stock factory's, but with the extensions.
     connectToShadowDb: () => {
       const shadow = new PGlite({ extensions: EXTENSIONS });
