@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { getSession } from '../features/auth/allauth.ts';
 import { getMe } from '../features/auth/api.ts';
 import { ALLAUTH, mockFetch, SESSION_SIGNED_IN, TEST_USER, USER_ME } from '../test/fetch.ts';
@@ -19,6 +19,12 @@ const ANSWERS = {
   [SESSION]: { status: SESSION_SIGNED_IN.status, body: SESSION_SIGNED_IN.body },
   '/api/users/me/': { status: 200, body: USER_ME },
 };
+
+// The page loaded a second ago: answers count as fresh for BOOT_FRESH_MS after the page's start, and a
+// worker's clock starts when the worker does, which on a busy machine is long before this file runs.
+beforeEach(() => {
+  vi.spyOn(performance, 'now').mockReturnValue(1000);
+});
 
 afterEach(() => {
   vi.restoreAllMocks();
