@@ -7,7 +7,6 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './config.ts';
 
-const TSX = path.join(REPO_ROOT, 'node_modules/.bin/tsx');
 const ENTRY = path.join(REPO_ROOT, 'apps/server/src/server.ts');
 
 async function freePort(): Promise<number> {
@@ -20,7 +19,10 @@ async function freePort(): Promise<number> {
 }
 
 function start(env: Record<string, string>) {
-  const child = spawn(TSX, [ENTRY], {
+  // One process, as `npm start` runs it: tsx's CLI would stand between the test and the server, and on a
+  // busy machine it SIGKILLs a child that has not acknowledged a relayed signal within 30 ms (exit 143).
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+    cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
