@@ -1,17 +1,28 @@
 // Builds the real app against a test database of its own and a real SMTP server, for app.inject
 // and real HTTP tests.
+import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { checkAllauthResponses, type RecordedResponse } from '../../../../tests/helpers/allauth-openapi.ts';
 import { startSmtp, type TestSmtp } from '../../../../tests/helpers/smtp.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../tests/helpers/test-db.ts';
 import { type AppDeps, buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
+import { createInFlight } from '../lib/in-flight.ts';
+import { createMailer, type Mailer } from '../modules/mail/mail.service.ts';
+
+export { waitFor } from '../../../../tests/helpers/wait-for.ts';
 
 export interface TestApp {
   app: FastifyInstance;
   config: Config;
   database: TestDatabase;
   smtp: TestSmtp;
+  /**
+   * Waits until every mail the app has handed to its mailer so far was taken by the mail server or
+   * refused (mail goes out in the background, after the answer): a test that checks that no mail
+   * went out waits for this, after a mail that was sent later has arrived.
+   */
+  mailSettled(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,6 +51,18 @@ export async function createTestApp(
     ...env,
   });
   const database = options.database ?? (await createTestDatabase());
+  // The mailer the app would make, made once the app's logger exists, with the mail it is sending counted.
+  const sending = createInFlight();
+  let mailer: Mailer | undefined;
+  const realMailer = () => {
+    mailer ??= createMailer({
+      ...config.mail,
+      outboxDir: path.join(config.db.dataDir, 'mail'),
+      log: app.log.child({ module: 'mail' }),
+      production: config.env === 'production',
+    });
+    return mailer;
+  };
   // Jobs are polled often, so a test waits for a job no longer than it must.
   // The daily schedule's tick would deliver to test users at 07:00 UTC: tests that want it call
   // app.daily.tick() with their own clock, or turn it on.
@@ -48,6 +71,10 @@ export async function createTestApp(
     dailySchedule: false,
     ...deps,
     db: database.db,
+    mailer: {
+      send: (message) => sending.track(realMailer().send(message)),
+      close: () => mailer?.close(),
+    },
   });
   // Every account API response any test produces is checked against allauth's OpenAPI document.
   const allauthResponses: RecordedResponse[] = [];
@@ -68,8 +95,14 @@ export async function createTestApp(
     config,
     database,
     smtp,
+    async mailSettled(timeoutMs = 10_000) {
+      const left = await sending.drain(timeoutMs);
+      if (left) throw new Error(`${left} mail(s) still being sent after ${timeoutMs} ms`);
+    },
     async close() {
       await app.close();
+      // The app closes only a mailer it made itself.
+      mailer?.close();
       if (!options.database) await database.dispose();
       await smtp.close();
       const problems = checkAllauthResponses(allauthResponses);

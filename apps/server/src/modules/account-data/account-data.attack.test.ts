@@ -4,7 +4,8 @@
 import { ACCOUNT_DATA_MESSAGES } from '@daybook/contracts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PASSWORD, signedInUser, uniqueEmail } from '../../test/factories.ts';
-import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { createTestApp, type TestApp, waitFor } from '../../test/test-app.ts';
+import { LEARNING_DONE } from '../chat/chat.service.ts';
 import { type ChatApp, captureLogs, connect, startChatApp, type } from '../chat/chat.test-client.ts';
 
 describe('deleting administrators at the same moment', () => {
@@ -98,9 +99,10 @@ describe('deleting while an answer is being written', () => {
     expect(res.statusCode).toBe(200);
     expect((await chat.closed).code).toBe(1008);
     // The turn ends (stream, then the store that finds no account) and learning runs after it.
-    const until = Date.now() + 5000;
-    while (!fake.requests.some((r) => !r.stream) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor('the learning from the message to be over', () =>
+      logs.some((l) => l.msg === LEARNING_DONE && l.userId === user.userId),
+    );
+    expect(fake.requests.some((r) => !r.stream)).toBe(true);
 
     expect(await t.app.db.prisma.chatMessage.count({ where: { userId: user.userId } })).toBe(0);
     expect(await t.app.db.prisma.memory.count({ where: { userId: user.userId } })).toBe(0);

@@ -73,7 +73,10 @@ describe('client ids', () => {
     // Resent: stored once.
     socket.say('a NUL in the id', 'id-\u0000-nul');
     await socket.next(echoOf('a NUL in the id'));
-    await new Promise((r) => setTimeout(r, 300));
+    // Messages are stored one after another, in the order they came: once a later one is echoed,
+    // a second copy of the resent one would be stored.
+    socket.say('and then this');
+    await socket.next(echoOf('and then this'));
     expect(await t.app.db.prisma.chatMessage.count({ where: { userId, rawText: 'a NUL in the id' } })).toBe(1);
     socket.ws.close();
   });

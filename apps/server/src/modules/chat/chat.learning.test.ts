@@ -2,21 +2,29 @@
 import { type TServerEvent, ZChatHistoryPage, ZMemoryPage, ZServerEvent } from '@daybook/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { type FakeOpenAI, startFakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
+import {
+  type CompletionRequest,
+  type FakeOpenAI,
+  startFakeOpenAI,
+  structuredName,
+} from '../../../../../tests/helpers/fake-openai.ts';
 import { signedInUser } from '../../test/factories.ts';
-import { type Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
-import { NOT_CONFIGURED } from './chat.service.ts';
-import { type ChatApp, startChatApp } from './chat.test-client.ts';
+import { type Browser, createTestApp, type TestApp, waitFor } from '../../test/test-app.ts';
+import { LEARNING_DONE, NOT_CONFIGURED } from './chat.service.ts';
+import { type ChatApp, captureLogs, startChatApp } from './chat.test-client.ts';
 
 let t: TestApp;
 let fake: FakeOpenAI;
 let wsBase = '';
 
 let chatApp: ChatApp;
+let logs: ReturnType<typeof captureLogs>;
 
 beforeAll(async () => {
-  chatApp = await startChatApp();
+  // Debug logs say when a message's learning is over, which tests that expect nothing learned wait for.
+  chatApp = await startChatApp({ LOG_LEVEL: 'debug', LOG_FORMAT: 'json' });
   ({ t, fake, wsBase } = chatApp);
+  logs = captureLogs(t.app);
 });
 afterAll(() => chatApp.close());
 beforeEach(() => {
@@ -42,8 +50,20 @@ async function open(browser: Browser, path = '/ws/chat/', base = wsBase) {
   };
   const say = (text: string) =>
     ws.send(JSON.stringify({ author_type: 'human', message_type: 'message', raw_text: text }));
-  return { ws, events, next, say };
+  /** Frames arrive in the order the server sent them: once the pong is in, so is all sent before the ping. */
+  const pong = async () => {
+    ws.send(JSON.stringify({ message_type: 'ping' }));
+    await next((e) => e.message_type === 'pong');
+  };
+  return { ws, events, next, say, pong };
 }
+
+/** Waits until `count` of the user's messages have been learned from (learning takes them one at a time, in order). */
+const learnedFrom = (userId: number, count: number) =>
+  waitFor(
+    `learning from ${count} message(s) of user ${userId} to be over`,
+    () => logs.filter((l) => l.msg === LEARNING_DONE && l.userId === userId).length >= count,
+  );
 
 /** The user's chat messages, once there are any (the welcome after onboarding is written shortly after). */
 async function chatOnceWritten(browser: Browser) {
@@ -55,6 +75,8 @@ async function chatOnceWritten(browser: Browser) {
   }
 }
 
+/** A memory extraction, whether asked as a forced tool call or as structured output (after a model ignored tools). */
+const isExtraction = (r: CompletionRequest) => structuredName(r) === 'save_memory_changes';
 const memoriesOf = async (browser: Browser) => ZMemoryPage.parse((await browser.get('/api/memories/')).json()).results;
 const ops = (operations: unknown[]) => ({ text: JSON.stringify({ operations }) });
 const add = (key: string, data: string, memory_type = 'text', frequency_description: string | null = null) => ({
@@ -133,18 +155,21 @@ describe('learning', () => {
   });
 
   it('ignores malformed model output and still replies', async () => {
-    const { browser } = await signedInUser(t);
+    const { browser, userId } = await signedInUser(t);
     const c = await open(browser);
-    for (const output of [
+    for (const [i, output] of [
       { garbage: 'not json at all' },
       { text: '```json\n{"operations": "nope"}\n```' },
       ops([{ action: 'EXPLODE' }, add('', '')]),
-    ]) {
+    ].entries()) {
       fake.onJson(() => output);
       c.say('I like jazz');
       await c.next((e) => e.message_type === 'markdown');
+      // Learned from with this output before the next one is set.
+      await learnedFrom(userId, i + 1);
     }
-    await new Promise((r) => setTimeout(r, 200));
+    // Learning from all three is over: the socket has everything sent before, once it has a later pong.
+    await c.pong();
     expect(c.events.filter((e) => e.message_type === 'task_notification_final')).toEqual([]);
     expect(await memoriesOf(browser)).toEqual([]);
     c.ws.close();
@@ -165,20 +190,20 @@ describe('learning', () => {
 
   it('learns nothing when "Learn from my chats" is off', async () => {
     fake.onJson(() => ops([add('secret', 'Should not be saved')]));
-    const { browser } = await signedInUser(t);
+    const { browser, userId } = await signedInUser(t);
     expect((await browser.patch('/api/users/me/', { learn_from_chats: false })).json().learn_from_chats).toBe(false);
     const before = fake.requests.length;
     const c = await open(browser);
     c.say('My secret is safe');
     await c.next((e) => e.message_type === 'markdown');
-    await new Promise((r) => setTimeout(r, 200));
+    await learnedFrom(userId, 1);
     expect(await memoriesOf(browser)).toEqual([]);
-    expect(fake.requests.slice(before).some((r) => r.tools && !r.stream)).toBe(false);
+    expect(fake.requests.slice(before).some(isExtraction)).toBe(false);
     c.ws.close();
   });
 
   it('does not overwrite a fuller memory with a shorter version of the same fact', async () => {
-    const { browser } = await signedInUser(t);
+    const { browser, userId } = await signedInUser(t);
     await browser.post('/api/memories/', {
       key: 'home city',
       data: 'Lives in Lisbon, Portugal (Alfama)',
@@ -190,10 +215,10 @@ describe('learning', () => {
     const before = fake.requests.length;
     c.say('I live in Lisbon');
     await c.next((e) => e.message_type === 'markdown');
-    const until = Date.now() + 3000;
-    while (!fake.requests.slice(before).some((r) => r.tools && !r.stream) && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 200));
+    // The extraction was asked and its answer applied (or not); the socket has all sent before.
+    await learnedFrom(userId, 1);
+    await c.pong();
+    expect(fake.requests.slice(before).some(isExtraction)).toBe(true);
     expect((await memoriesOf(browser)).map((m) => m.data)).toEqual(['Lives in Lisbon, Portugal (Alfama)']);
     expect(c.events.some((e) => e.message_type === 'task_notification_final')).toBe(false);
     c.ws.close();
@@ -201,7 +226,7 @@ describe('learning', () => {
 
   it('stops learning as soon as the setting is turned off, in tabs already open', async () => {
     fake.onJson(() => ops([add('secret', 'Should not be saved')]));
-    const { browser } = await signedInUser(t);
+    const { browser, userId } = await signedInUser(t);
     const c = await open(browser);
     await c.next((e) => e.message_type === 'history');
     // Another tab (the profile page) turns learning off while this chat stays open.
@@ -209,9 +234,10 @@ describe('learning', () => {
     const before = fake.requests.length;
     c.say('My secret is safe');
     await c.next((e) => e.message_type === 'markdown');
-    await new Promise((r) => setTimeout(r, 200));
+    // Over before learning is turned on again, which would otherwise reach it.
+    await learnedFrom(userId, 1);
     expect(await memoriesOf(browser)).toEqual([]);
-    expect(fake.requests.slice(before).some((r) => r.tools && !r.stream)).toBe(false);
+    expect(fake.requests.slice(before).some(isExtraction)).toBe(false);
     // And on again.
     fake.onJson(() => ops([add('tea', 'Drinks green tea')]));
     await browser.patch('/api/users/me/', { learn_from_chats: true });

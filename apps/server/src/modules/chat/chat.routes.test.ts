@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { FakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
 import { signedInUser } from '../../test/factories.ts';
-import { type Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
+import { type Browser, createTestApp, type TestApp, waitFor } from '../../test/test-app.ts';
 import { UNAVAILABLE } from './chat.service.ts';
 import { type ChatApp, startChatApp } from './chat.test-client.ts';
 
@@ -86,6 +86,15 @@ const say = (text: string) => ({
   timestamp: new Date().toISOString(),
 });
 const type = (t: string) => (e: TServerEvent) => e.message_type === t;
+
+/**
+ * A ping's pong on `c`: frames reach a socket in the order the server sends them, so whatever the
+ * server sent this socket before the ping has arrived.
+ */
+async function pong(c: Client) {
+  c.send({ message_type: 'ping' });
+  await c.next(type('pong'));
+}
 
 describe('connecting', () => {
   it('closes with 1008 without a session, or from a foreign origin', async () => {
@@ -175,7 +184,8 @@ describe('a turn', () => {
     await b.next((e) => e.message_type === 'message' && e.raw_text === 'from tab A');
     await b.next(type('markdown'));
     await a.next(type('markdown'));
-    await new Promise((r) => setTimeout(r, 100));
+    // The answer is out to the user's tabs; anything sent to the stranger with it arrives before this.
+    await pong(stranger);
     expect(stranger.events).toEqual([]);
     for (const c of [a, b, stranger]) c.ws.close();
   });
@@ -198,8 +208,10 @@ describe('a turn', () => {
     const repeated = await second.next(type('message'));
     expect(repeated).toMatchObject({ raw_text: 'did this arrive?' });
     expect(repeated).not.toMatchObject({ message_id: (stored as { message_id: number }).message_id });
-    await second.next(type('markdown'));
-    await new Promise((r) => setTimeout(r, 150));
+    // Messages are answered one at a time, in order: a second answer to the resend would come
+    // before the answer to the message sent after it.
+    const repeatedId = (repeated as { message_id: number }).message_id;
+    await second.next((e) => e.message_type === 'markdown' && e.reply_to === repeatedId);
     expect(second.events.filter((e) => e.message_type === 'message' || e.message_type === 'markdown')).toEqual([]);
     const history = ZChatHistoryPage.parse((await browser.get('/api/chat/messages/')).json());
     // The same text with a new client_id is a new message: people do repeat themselves.
@@ -307,6 +319,9 @@ describe('connection limits', () => {
       LLM_BASE_URL: fake.baseUrl,
       LLM_MODEL: 'fake-model',
       CHAT_MAX_CONNECTIONS: '2',
+      // Its open sockets gauge tells when the server has let a closed socket go.
+      METRICS_ENABLED: 'true',
+      METRICS_TOKEN: 'metrics-token-for-the-capacity-test',
     });
     try {
       const base = (await small.app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
@@ -318,8 +333,10 @@ describe('connection limits', () => {
       expect(await third.closed).toEqual({ code: 1013, reason: 'Server busy' });
       first.ws.close();
       await first.closed;
-      // The server forgets the closed socket as it closes; give it a moment to do so.
-      await new Promise((r) => setTimeout(r, 50));
+      // The server forgets the closed socket as it closes, which may be just after the client saw it close.
+      await waitFor('the server to count one open socket', async () =>
+        /^daybook_chat_open_sockets 1$/m.test((await small.app.metrics?.render()) ?? ''),
+      );
       const again = await connect(ben.browser, '/ws/chat/', 'http://daybook.test', base);
       expect(await again.next(type('history'))).toMatchObject({ message_type: 'history' });
       again.ws.close();

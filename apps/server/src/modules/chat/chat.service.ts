@@ -127,6 +127,8 @@ export const PENDING_HEARTBEAT_MS = 30_000;
 export const PENDING_STALE_SEC = 120;
 /** At shutdown, once the drain's wait is over: how long answers cut short get to store what they had. */
 export const INTERRUPT_MS = 1_000;
+/** Logged (debug) once a message's learning is over, whatever it found; tests wait for it. */
+export const LEARNING_DONE = 'learning from a message done';
 /** The abort reason of answers cut short by a shutdown (a user's Stop gives none). */
 const SHUTTING_DOWN = new Error('Daybook is shutting down');
 
@@ -652,6 +654,8 @@ export function createChatService(deps: {
       log.warn({ ...modelFailure(err), userId: user.id }, 'learning from a message failed');
       log.debug({ err }, 'learning from a message failed (details)');
     }
+    // Learning off or nothing found leaves no other trace: this says the message's learning is over.
+    log.debug({ userId: user.id, messageId }, LEARNING_DONE);
   }
 
   /** Learns from a message after the user's earlier messages were learned from; never rejects. */

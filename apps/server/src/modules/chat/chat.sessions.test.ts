@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import type { FakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
 import { PASSWORD, randomIp, signedInUser } from '../../test/factories.ts';
-import { Browser, type TestApp } from '../../test/test-app.ts';
+import { Browser, type TestApp, waitFor } from '../../test/test-app.ts';
 import { MAX_SOCKETS_PER_USER } from './chat.routes.ts';
 import { type ChatApp, type Client, captureLogs, connect, startChatApp, type } from './chat.test-client.ts';
 
@@ -45,6 +45,23 @@ async function closeCode(c: Client, ms = 3000) {
   return result === 'open' ? result : result.code;
 }
 
+/** Still open once it has answered a ping: the server checked its session for that frame and found it live. */
+async function answersPing(c: Client) {
+  c.send({ message_type: 'ping' });
+  await c.next(type('pong'));
+  return c.ws.readyState === c.ws.OPEN;
+}
+
+/** Resolves once the server has pinged `c` `count` more times (the client answers each). */
+function pingedTimes(c: Client, count: number) {
+  return new Promise<void>((resolve) => {
+    let seen = 0;
+    c.ws.on('ping', () => {
+      if (++seen === count) resolve();
+    });
+  });
+}
+
 async function secondDevice(email: string, password = PASSWORD) {
   const browser = new Browser(t.app, { ip: randomIp() });
   const login = await browser.post(`${API}/auth/login`, { email, password });
@@ -70,7 +87,7 @@ describe('a socket and its session', () => {
     other.say('still here');
     await other.next(type('markdown'));
     expect(chat.events.filter((e) => e.message_type !== 'history')).toEqual([]);
-    expect(await closeCode(other, 100)).toBe('open');
+    expect(await answersPing(other)).toBe(true);
     other.ws.close();
   });
 
@@ -144,13 +161,17 @@ describe.runIf(inject('testDb').kind === 'postgres')('a socket and its session, 
   /** A socket whose session this instance has cached: a first message was answered. */
   async function warm() {
     const { browser, userId } = await signedInUser(cached.t);
+    const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    // A read answers from the cached copy while there is one: 401 once the copy is gone.
+    const status = async () => (await cached.t.app.inject({ url: '/api/users/me/', headers: { cookie } })).statusCode;
     const c = await connect(cached.wsBase, browser, '/ws/chat/');
     await c.next(type('history'));
     c.say('first');
     await c.next(type('markdown'));
     const human = () => cached.t.database.db.prisma.chatMessage.count({ where: { userId, authorType: 'human' } });
     expect(await human()).toBe(1);
-    return { c, userId, human };
+    expect(await status()).toBe(200);
+    return { c, userId, human, status };
   }
 
   // Written straight to the database, as another instance's sign-out or deactivation would be.
@@ -158,10 +179,13 @@ describe.runIf(inject('testDb').kind === 'postgres')('a socket and its session, 
     ['another process deleted the session', 'DELETE FROM sessions WHERE user_id = $1'],
     ['the account is deactivated elsewhere', 'UPDATE users SET is_active = false WHERE id = $1'],
   ])('refuses the next frame once %s, and stores nothing', async (_what, sql) => {
-    const { c, userId, human } = await warm();
+    const { c, userId, human, status } = await warm();
     await cached.t.database.db.query(sql, [userId]);
     // The notice reaches this instance's copy within milliseconds; a frame after it must not pass.
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(
+      "the database's notice to end this instance's copy of the session",
+      async () => (await status()) === 401,
+    );
     c.say('after the change');
     expect(await closeCode(c)).toBe(1008);
     expect(await human()).toBe(1);
@@ -185,7 +209,10 @@ describe('pings', () => {
     await Promise.all(dead.map((c) => c.next(type('history'))));
     for (const c of dead) expect(await closeCode(c)).toBe(1006);
     const alive = await chatting(browser);
-    expect(await closeCode(alive, 1000)).toBe('open');
+    // A ping comes only after the one before was answered (else the socket is dropped): three more
+    // pings mean it passed the check twice.
+    await pingedTimes(alive, 3);
+    expect(await answersPing(alive)).toBe(true);
     alive.ws.close();
   });
 });

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
 import { buildApp } from '../../app.ts';
 import { signedInUser } from '../../test/factories.ts';
-import type { Browser, TestApp } from '../../test/test-app.ts';
+import { type Browser, type TestApp, waitFor } from '../../test/test-app.ts';
 import { FLOOD } from './chat.routes.ts';
-import { INTERRUPTED } from './chat.service.ts';
+import { INTERRUPTED, LEARNING_DONE } from './chat.service.ts';
 import { type ChatApp, captureLogs, connect, startChatApp, type } from './chat.test-client.ts';
 
 let t: TestApp;
@@ -247,25 +247,28 @@ describe('provenance', () => {
 
 describe('logs', () => {
   it('keep what users said and what the model learned out of every line above debug', async () => {
-    const { browser } = await signedInUser(t);
+    const { browser, userId } = await signedInUser(t);
     const from = logs.length;
     const c = await chatting(browser);
-    for (const output of [
+    for (const [i, output] of [
       { text: 'My private note: Alex is allergic to peanuts' },
       ops([{ action: 'ADD', key: 'health', data: 'Alex is allergic to peanuts', memory_type: 'nonsense', id: 'x' }]),
-    ]) {
+    ].entries()) {
       fake.onJson(() => output);
       c.say('Alex is allergic to peanuts');
       await c.next(type('markdown'));
+      // Extraction runs after the answer and sends nothing when it applies nothing, so its (debug)
+      // end is the signal; the next script is set only once it has asked the model with this one.
+      // A loaded CI machine has taken over 3 s.
+      await waitFor(
+        `learning from message ${i + 1} to be over`,
+        () => logs.filter((l) => l.msg === LEARNING_DONE && l.userId === userId).length > i,
+        { timeoutMs: 15_000 },
+      );
     }
-    // Extraction runs after the answer and sends nothing when it applies nothing, so
-    // its log lines are the only signal; a loaded CI machine has taken over 3 s.
     // Prose in every form asked for fails the call; a malformed operation is skipped.
     const logged = (l: (typeof logs)[number]) =>
       l.msg === 'learning from a message failed' || l.msg === 'memory extraction: malformed operation, ignored';
-    const until = Date.now() + 15_000;
-    while (logs.slice(from).filter(logged).length < 2 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 20));
     const lines = logs.slice(from);
     expect(lines.filter(logged).map((l) => [l.msg, l.level, l.error ?? l.fields])).toEqual([
       ['learning from a message failed', 40, 'ModelOutputError'],

@@ -33,9 +33,9 @@ function listen(bus: RealtimeBus) {
   return got;
 }
 
-async function waitFor(check: () => boolean, what: string, timeoutMs = 5000) {
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000) {
   const until = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -85,18 +85,20 @@ describe('PostgreSQL bus', () => {
       expect(texts(a.got)).toEqual(sent);
       await waitFor(() => b.got.length >= sent.length, 'the other instance');
       expect(texts(b.got)).toEqual(sent);
-      // Nothing comes back to the publisher through the database.
-      await new Promise((r) => setTimeout(r, 300));
-      expect(a.got).toHaveLength(sent.length);
-      expect(b.got).toHaveLength(sent.length);
-      // Sessions and settings travel too.
+      // Sessions and settings travel too. Notifications reach a listener in the order they were
+      // sent: once b's arrive at a, so have a's own, which must not have been delivered again.
       b.bus.publish({ type: 'sessions-ended', ended: { ids: ['s-1'] } });
       b.bus.publish({ type: 'user-settings', userId: 7, settings: { learnFromChats: false } });
-      await waitFor(() => a.got.length === sent.length + 2, 'events from b');
+      await waitFor(() => a.got.some((e) => e.type === 'user-settings'), 'events from b');
+      expect(a.got).toHaveLength(sent.length + 2);
       expect(a.got.slice(-2)).toEqual([
         { type: 'sessions-ended', ended: { ids: ['s-1'] } },
         { type: 'user-settings', userId: 7, settings: { learnFromChats: false } },
       ]);
+      // Likewise at b: once a's next event arrives, nothing of a's came twice, and b's own did not come back.
+      a.bus.publish(chat(7, 'last'));
+      await waitFor(() => texts(b.got).includes('last'), 'the last event at b');
+      expect(texts(b.got)).toEqual([...sent, 'sessions-ended', 'user-settings', 'last']);
     },
   );
 
@@ -118,20 +120,31 @@ describe('PostgreSQL bus', () => {
     await waitFor(() => b.got.length === 3, 'the replay', 15_000);
     a.bus.publish(chat(8, 'after'));
     await waitFor(() => b.got.length === 4, 'live events again', 5000);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(texts(b.got)).toEqual(['before', 'while down 1', 'while down 2', 'after']);
+    // Reads are delivered one after another, in order: once a later event is in, any repeat is too.
+    a.bus.publish(chat(8, 'last'));
+    await waitFor(() => texts(b.got).includes('last'), 'the last event');
+    expect(texts(b.got)).toEqual(['before', 'while down 1', 'while down 2', 'after', 'last']);
   });
 
   it.runIf(onPostgres)('deletes old events and keeps recent ones', async () => {
     const a = await open(100);
     a.bus.publish(chat(9, 'recent'));
+    const recentStored = async () =>
+      (await database.db.query(`SELECT 1 FROM realtime_events WHERE payload->'event'->>'raw_text' = 'recent'`)).length >
+      0;
+    await waitFor(recentStored, 'the recent event to be stored');
+    // Written after the recent one: once the pruning has deleted it, the pruning ran with the recent one there.
     await database.db.query(
       `INSERT INTO realtime_events (origin, payload, created_at) VALUES ('old', '{}', now() - interval '1 hour')`,
     );
-    await new Promise((r) => setTimeout(r, 400));
+    await waitFor(
+      async () => (await database.db.query(`SELECT 1 FROM realtime_events WHERE origin = 'old'`)).length === 0,
+      'the pruning to delete the old event',
+    );
     const rows = await database.db.query<{ origin: string }>('SELECT origin FROM realtime_events');
     expect(rows.map((r) => r.origin)).not.toContain('old');
     expect(rows.length).toBeGreaterThan(0);
+    expect(await recentStored()).toBe(true);
   });
 });
 
@@ -154,7 +167,11 @@ describe('Redis bus', () => {
     expect(texts(gotA)).toEqual(sent);
     await waitFor(() => gotB.filter((e) => e.type === 'chat' && e.userId === user).length === sent.length, 'b');
     expect(texts(gotB.filter((e) => e.type === 'chat' && e.userId === user))).toEqual(sent);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(gotA.filter((e) => e.type === 'chat' && e.userId === user)).toHaveLength(sent.length);
+    // Redis sends a subscriber the messages in the order it took them: once b's answer reaches a,
+    // a's own have come back to it, and must not have been delivered again.
+    b.publish(chat(user, 'from b'));
+    const mine = () => texts(gotA.filter((e) => e.type === 'chat' && e.userId === user));
+    await waitFor(() => mine().includes('from b'), 'the event from b at a');
+    expect(mine()).toEqual([...sent, 'from b']);
   });
 });

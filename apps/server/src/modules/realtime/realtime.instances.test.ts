@@ -65,7 +65,10 @@ describe.runIf(onPostgres)('two instances on one database', () => {
     expect(answerB).toEqual(answerA);
     expect(answerB).toMatchObject({ raw_text: 'You said: hello from A' });
     expect(await tabA.next(type('message'))).toEqual(echo);
-    await new Promise((r) => setTimeout(r, 200));
+    // B has delivered the answer to the user's tab; anything it sent the stranger with it arrives
+    // before the pong to a ping sent now (a socket's frames keep their order).
+    stranger.send({ message_type: 'ping' });
+    await stranger.next(type('pong'));
     expect(stranger.events).toEqual([]);
     for (const c of [tabA, tabB, stranger]) c.ws.close();
   });

@@ -21,7 +21,7 @@ import { type FakeSearch, fakeResults, startFakeSearch } from '../../../../../te
 import { type FakeSite, startFakeSite } from '../../../../../tests/helpers/fake-site.ts';
 import { buildApp } from '../../app.ts';
 import { signedInUser } from '../../test/factories.ts';
-import type { Browser, TestApp } from '../../test/test-app.ts';
+import { type Browser, type TestApp, waitFor } from '../../test/test-app.ts';
 import { type ChatApp, type Client, connect, startChatApp, type } from '../chat/chat.test-client.ts';
 import { createResearchRepo } from './research.repo.ts';
 import { FAILURES } from './research.service.ts';
@@ -695,13 +695,16 @@ describe('a restart in the middle of a research', () => {
     const restarted = await buildApp(t.config, { db: t.database.db });
     try {
       await restarted.ready();
-      for (let i = 0; i < 200; i++) {
-        const rows = await t.database.db.query<{ status: string }>(
-          `SELECT status FROM researches WHERE query = 'battery care during winter'`,
-        );
-        if (rows[0]?.status === 'done') break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await waitFor(
+        'the research taken over after the restart to be done',
+        async () =>
+          (
+            await t.database.db.query<{ status: string }>(
+              `SELECT status FROM researches WHERE query = 'battery care during winter'`,
+            )
+          )[0]?.status === 'done',
+        { timeoutMs: 20_000, intervalMs: 100 },
+      );
       const history = ZChatHistoryPage.parse(
         (
           await restarted.inject({
@@ -730,14 +733,17 @@ describe('a restart in the middle of a research', () => {
     const restarted = await buildApp(t.config, { db: t.database.db });
     try {
       await restarted.ready();
-      let posted: Array<{ raw_text: string }> = [];
-      for (let i = 0; i < 100 && !posted.length; i++) {
-        posted = await t.database.db.query<{ raw_text: string }>(
-          `SELECT raw_text FROM chat_messages WHERE user_id = $1 AND message_type = 'research_report'`,
-          [user?.id],
-        );
-        if (!posted.length) await new Promise((r) => setTimeout(r, 100));
-      }
+      const posted = await waitFor(
+        'the report to be posted to the chat',
+        async () => {
+          const rows = await t.database.db.query<{ raw_text: string }>(
+            `SELECT raw_text FROM chat_messages WHERE user_id = $1 AND message_type = 'research_report'`,
+            [user?.id],
+          );
+          return rows.length ? rows : undefined;
+        },
+        { intervalMs: 100 },
+      );
       expect(posted).toHaveLength(1);
       expect(ZResearchReport.parse(JSON.parse(posted[0]?.raw_text ?? '')).report).toBe('The body [1].');
     } finally {
@@ -758,17 +764,19 @@ describe('a restart in the middle of a research', () => {
     const restarted = await buildApp(t.config, { db: t.database.db });
     try {
       await restarted.ready();
-      let status = '';
-      for (let i = 0; i < 100 && status !== 'failed'; i++) {
-        const rows = await t.database.db.query<{ status: string; error: string }>(
-          'SELECT status, error FROM researches WHERE id = $1',
-          [row?.id],
-        );
-        status = rows[0]?.status ?? '';
-        if (status === 'failed') expect(rows[0]?.error).toBe(FAILURES.interrupted);
-        else await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(status).toBe('failed');
+      const failed = await waitFor(
+        'the research to end failed',
+        async () => {
+          const [found] = await t.database.db.query<{ status: string; error: string }>(
+            'SELECT status, error FROM researches WHERE id = $1',
+            [row?.id],
+          );
+          return found?.status === 'failed' ? found : undefined;
+        },
+        { intervalMs: 100 },
+      );
+      expect(failed.status).toBe('failed');
+      expect(failed.error).toBe(FAILURES.interrupted);
     } finally {
       await restarted.close();
     }
