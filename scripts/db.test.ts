@@ -24,16 +24,23 @@ async function db(prismaDir: string, ...args: string[]) {
   return { code, out };
 }
 
+/** A test's time for one or two runs of the tooling (each starts the schema engine over PGlite). */
+const STEP_MS = 60_000;
+
 describe('db:check and db:new', () => {
-  it('pass on the committed schema and migrations', async () => {
-    const res = await db(path.join(ROOT, 'prisma'), 'check');
-    expect(res.out).toMatch(/Migrations match prisma\/schema.prisma \(\d+ migrations\)/);
-    expect(res.code).toBe(0);
-  });
+  it(
+    'pass on the committed schema and migrations',
+    async () => {
+      const res = await db(path.join(ROOT, 'prisma'), 'check');
+      expect(res.out).toMatch(/Migrations match prisma\/schema.prisma \(\d+ migrations\)/);
+      expect(res.code).toBe(0);
+    },
+    STEP_MS,
+  );
 
   // One scratch copy of prisma/ goes through the steps a developer takes, one test per step: each CLI
-  // run starts the schema engine over PGlite (seconds of CPU), so a step stays well inside its time
-  // even when the machine is busy.
+  // run starts the schema engine over PGlite (~10 s of CPU on a quiet machine), and a step gets a minute
+  // for its one or two (the five in one test had two minutes).
   describe('a schema change without a migration', () => {
     let dir = '';
     let before: string[] = [];
@@ -47,32 +54,48 @@ describe('db:check and db:new', () => {
       before = await readdir(path.join(dir, 'migrations'));
     });
 
-    it('is caught by db:check, which shows the SQL missing', async () => {
-      const drift = await db(dir, 'check');
-      expect(drift.code).toBe(1);
-      expect(drift.out).toContain('prisma/schema.prisma differs from the migrations');
-      expect(drift.out).toContain('CREATE TABLE "gadgets"');
-    });
+    it(
+      'is caught by db:check, which shows the SQL missing',
+      async () => {
+        const drift = await db(dir, 'check');
+        expect(drift.code).toBe(1);
+        expect(drift.out).toContain('prisma/schema.prisma differs from the migrations');
+        expect(drift.out).toContain('CREATE TABLE "gadgets"');
+      },
+      STEP_MS,
+    );
 
-    it('gets its migration from db:new, holding only the change', async () => {
-      const created = await db(dir, 'new', 'add_gadgets');
-      expect(created.code).toBe(0);
-      const added = (await readdir(path.join(dir, 'migrations'))).filter((d) => !before.includes(d));
-      expect(added).toEqual([expect.stringMatching(/^\d{14}_add_gadgets$/)]);
-      const sql = await readFile(path.join(dir, 'migrations', added[0] ?? '', 'migration.sql'), 'utf8');
-      expect(sql).toContain('CREATE TABLE "gadgets"');
-      expect(sql).not.toContain('CREATE TABLE "users"');
-    });
+    it(
+      'gets its migration from db:new, holding only the change',
+      async () => {
+        const created = await db(dir, 'new', 'add_gadgets');
+        expect(created.code).toBe(0);
+        const added = (await readdir(path.join(dir, 'migrations'))).filter((d) => !before.includes(d));
+        expect(added).toEqual([expect.stringMatching(/^\d{14}_add_gadgets$/)]);
+        const sql = await readFile(path.join(dir, 'migrations', added[0] ?? '', 'migration.sql'), 'utf8');
+        expect(sql).toContain('CREATE TABLE "gadgets"');
+        expect(sql).not.toContain('CREATE TABLE "users"');
+      },
+      STEP_MS,
+    );
 
-    it('then passes db:check, and db:new has nothing more to create', async () => {
-      expect((await db(dir, 'check')).code).toBe(0);
-      expect((await db(dir, 'new', 'again')).out).toContain('nothing to create');
-    });
+    it(
+      'then passes db:check, and db:new has nothing more to create',
+      async () => {
+        expect((await db(dir, 'check')).code).toBe(0);
+        expect((await db(dir, 'new', 'again')).out).toContain('nothing to create');
+      },
+      STEP_MS,
+    );
   });
 
-  it('rejects a migration name it cannot use as a folder', async () => {
-    const res = await db(path.join(ROOT, 'prisma'), 'new', 'Bad Name!');
-    expect(res.code).toBe(1);
-    expect(res.out).toContain('usage: npm run db:new -- <name>');
-  });
+  it(
+    'rejects a migration name it cannot use as a folder',
+    async () => {
+      const res = await db(path.join(ROOT, 'prisma'), 'new', 'Bad Name!');
+      expect(res.code).toBe(1);
+      expect(res.out).toContain('usage: npm run db:new -- <name>');
+    },
+    STEP_MS,
+  );
 });

@@ -141,11 +141,17 @@ describe('a user with thousands of memories', () => {
   it("keeps another user's Memories page answering while one user floods", async () => {
     const other = await signedInUser(t);
     await fill(other.browser, 40);
+    // Flood requests finished so far: how many overtake one page request says whether it waits its
+    // turn or starves, whatever the machine's speed (times are logged; speed is the bench's business).
+    let floodDone = 0;
+    const overtakes: number[] = [];
     const page = async () => {
       const started = performance.now();
+      const before = floodDone;
       const res = await other.browser.get(M);
       expect(res.statusCode).toBe(200);
       expect(res.json().count).toBe(40);
+      overtakes.push(floodDone - before);
       return performance.now() - started;
     };
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
@@ -164,15 +170,18 @@ describe('a user with thousands of memories', () => {
         if (i % 3 === 0) {
           expect((await big.browser.get(`${M}?search=${word.slice(1, 4)}`)).statusCode).toBe(200);
           flooded.searches++;
+          floodDone++;
         } else if (i % 3 === 1) {
           const { sql, params } = selectionQuery(big.userId, `what about ${word} and ${word}s today`, MEMORY_SELECTION);
           await t.database.db.query(sql, params);
           flooded.selections++;
+          floodDone++;
         } else {
           const res = await big.browser.post(`${M}import/`, { memories: [{ key: `fact ${n}`, data: `Note ${n}` }] });
           expect([200, 409]).toContain(res.statusCode);
           if (res.statusCode === 200) flooded.imports++;
           else flooded.refusedImports++;
+          floodDone++;
         }
       }
     };
@@ -187,12 +196,14 @@ describe('a user with thousands of memories', () => {
     expect(flooded.searches).toBeGreaterThan(0);
     expect(flooded.selections).toBeGreaterThan(0);
     expect(flooded.imports).toBeGreaterThan(0);
-    // Generous: on a shared 2-core machine the flood takes CPU from everyone; starvation is orders more.
     const ratio = median(during) / median(alone);
+    const waited = median(overtakes.slice(-during.length));
     console.log(
-      `other user's page: ${median(alone).toFixed(1)} ms alone, ${median(during).toFixed(1)} ms during the flood (x${ratio.toFixed(1)}); flood ${JSON.stringify(flooded)}`,
+      `other user's page: ${median(alone).toFixed(1)} ms alone, ${median(during).toFixed(1)} ms during the flood (x${ratio.toFixed(1)}), overtaken by ${waited} flood requests; flood ${JSON.stringify(flooded)}`,
     );
-    if (postgres()) expect(ratio).toBeLessThan(25);
+    // Six flood requests run at once: a page that waits its turn sees a few dozen finish at most while
+    // it is answered; one starved behind the flood (the failure this guards against) sees hundreds.
+    if (postgres()) expect(waited).toBeLessThan(60);
   });
 });
 
