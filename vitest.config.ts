@@ -1,6 +1,14 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
+// Workers per group of projects (groups run one after another), measured on the 2-core machine CI
+// runs on: server files mostly wait on PostgreSQL, SMTP, sockets and child processes, so more of them
+// than cores run at once; web files (jsdom) only compute, so one per core; end-to-end files each drive
+// a server and a Chromium.
+const SERVER_WORKERS = Number(process.env.TEST_WORKERS ?? 4);
+const WEB_WORKERS = Number(process.env.TEST_WEB_WORKERS ?? 2);
+const E2E_WORKERS = Number(process.env.TEST_E2E_WORKERS ?? 2);
+
 // One config, one project per package (plus end-to-end), so `vitest run` runs everything.
 export default defineConfig({
   test: {
@@ -10,6 +18,7 @@ export default defineConfig({
           name: 'contracts',
           include: ['packages/contracts/src/**/*.test.ts'],
           environment: 'node',
+          maxWorkers: SERVER_WORKERS,
         },
       },
       {
@@ -23,8 +32,10 @@ export default defineConfig({
           ],
           environment: 'node',
           globalSetup: ['tests/helpers/db-global-setup.ts'],
+          setupFiles: ['apps/server/src/test/setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          maxWorkers: SERVER_WORKERS,
         },
       },
       {
@@ -34,6 +45,8 @@ export default defineConfig({
           include: ['apps/web/src/**/*.test.{ts,tsx}'],
           environment: 'jsdom',
           setupFiles: ['apps/web/src/test/setup.ts'],
+          maxWorkers: WEB_WORKERS,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -44,9 +57,9 @@ export default defineConfig({
           globalSetup: ['tests/helpers/db-global-setup.ts', 'tests/e2e/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          // Each file drives its own server and browser: run them after everything else, two at a time.
-          maxWorkers: 2,
-          sequence: { groupOrder: 1 },
+          // Each file drives its own server and browser: run them after everything else.
+          maxWorkers: E2E_WORKERS,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

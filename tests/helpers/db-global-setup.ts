@@ -1,11 +1,14 @@
 // Decides once per run where integration tests get their databases: a real PostgreSQL server when
 // one answers (TEST_DATABASE_URL, or the local one), else in-process PGlite so a fresh machine passes.
-// With Postgres, a migrated template database makes each test file's own database a cheap copy.
+// With Postgres, a template database (migrated, with pg-boss's schema and Daybook's job queues made
+// by one app built on it) makes each test file's own database a cheap copy that starts ready.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { pgConnection } from '../../apps/server/src/db/database.ts';
+import { buildApp } from '../../apps/server/src/app.ts';
+import { loadConfig } from '../../apps/server/src/config.ts';
+import { openDatabase, pgConnection } from '../../apps/server/src/db/database.ts';
 import { applyMigrations, readMigrations } from '../../apps/server/src/db/migrations.ts';
 import { databaseUrl } from './test-db.ts';
 
@@ -18,6 +21,25 @@ async function tryConnect(url: string): Promise<pg.Client | null> {
     return client;
   } catch {
     return null;
+  }
+}
+
+/** pg-boss installs its schema and the app its queues on start: done once here, not by every file's app. */
+async function makeJobQueues(url: string) {
+  const db = await openDatabase({ url, dataDir: null, migrationsDir: MIGRATIONS_DIR });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    SECRET_KEY: 'template-secret-key-0123456789-abcdefghijklmn',
+    DATABASE_URL: url,
+    WEATHER_PROVIDER: 'none',
+  });
+  const app = await buildApp(config, { db, dailySchedule: false });
+  try {
+    await app.ready();
+  } finally {
+    await app.close();
+    await db.close();
   }
 }
 
@@ -42,6 +64,7 @@ export default async function setup(project: TestProject) {
   } finally {
     await client.end();
   }
+  await makeJobQueues(databaseUrl(adminUrl, template));
   project.provide('testDb', { kind: 'postgres', adminUrl, template, prefix, migrationsDir: MIGRATIONS_DIR });
 
   return async () => {
