@@ -36,6 +36,10 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 60_000,
           maxWorkers: SERVER_WORKERS,
+          // Files share their worker's modules (the server's graph is imported once per worker, not once
+          // per file: 260 s of imports before); a file puts back what it changes in a module (spies,
+          // argon2's options, the environment). TEST_ISOLATE=1 gives each file fresh modules.
+          isolate: process.env.TEST_ISOLATE === '1',
         },
       },
       {

@@ -1,5 +1,5 @@
 // Django's password validators, as passwordProblems applies them, and the argon2id hashes.
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { argon2id, HASH_OPTIONS, hashPassword, passwordProblems, verifyPassword } from './passwords.ts';
 
 const similar = (password: string, email: string) =>
@@ -56,9 +56,15 @@ function parameters(hash: string) {
 }
 
 describe('password hashes', () => {
-  // The production cost, which the rest of the suite lowers (apps/server/src/test/setup.ts).
+  // The production cost, which the rest of the suite lowers (apps/server/src/test/setup.ts); put back
+  // after, for the files that share this worker's modules.
+  let suiteOptions = argon2id.options;
   beforeAll(() => {
+    suiteOptions = argon2id.options;
     argon2id.options = HASH_OPTIONS;
+  });
+  afterAll(() => {
+    argon2id.options = suiteOptions;
   });
   afterEach(() => vi.restoreAllMocks());
 

@@ -88,15 +88,15 @@ export const argon2id = {
 
 export const hashPassword = (password: string) => argon2id.hash(password);
 
-// Compared against when the account does not exist, so both paths take the same time. Made when first
-// needed, at the cost hashes are made at.
-let dummyHash: Promise<string> | undefined;
+// Compared against when the account does not exist, so both paths take the same time: made when first
+// needed, and again if the cost hashes are made at has changed since.
+let dummy: { options: argon2.Options; hash: Promise<string> } | undefined;
 const DUMMY_PASSWORD = 'not-a-real-password-0';
 
 export async function verifyPassword(hash: string | null | undefined, password: string): Promise<boolean> {
   if (!hash) {
-    dummyHash ??= argon2id.hash(DUMMY_PASSWORD);
-    await argon2id.verify(await dummyHash, password).catch(() => false);
+    if (dummy?.options !== argon2id.options) dummy = { options: argon2id.options, hash: argon2id.hash(DUMMY_PASSWORD) };
+    await argon2id.verify(await dummy.hash, password).catch(() => false);
     return false;
   }
   return argon2id.verify(hash, password).catch(() => false);
