@@ -1,7 +1,7 @@
 import { DAILY_MESSAGES, type TUserMe } from '@daybook/contracts';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { routes } from '../../app/routes.tsx';
 import {
   deferred,
@@ -16,6 +16,10 @@ import { renderRoutes, signedIn } from '../../test/render.tsx';
 import { SEND_NOW_DELIVERED, SEND_NOW_FAILED, SEND_NOW_QUEUED, TIME_ZONE_UNKNOWN } from './DailySettings.tsx';
 
 // The device's zone is fixed so the "Use this device's time zone" button can be asserted on.
+// Web files share their worker's modules (isolate: false): the modules this file imports are loaded
+// afresh so they see the mock, and dropped after it so later files get the real ones.
+vi.hoisted(() => vi.resetModules());
+afterAll(() => vi.resetModules());
 vi.mock('./time-zones.ts', async (original) => ({
   ...(await original<typeof import('./time-zones.ts')>()),
   browserTimeZone: () => 'Europe/Berlin',

@@ -1,13 +1,18 @@
 // A new account gets the browser's time zone: after signing up or in, one PATCH when it has none.
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Handler, mockFetch, reply, USER_ME } from '../../test/fetch.ts';
 import { anonymous, renderRoutes, signedIn } from '../../test/render.tsx';
 import { type AuthState, useAuth } from '../auth/auth-context.tsx';
 import { adoptBrowserTimeZone, clearAdoptedTimeZones } from './api.ts';
 
-const browserTimeZone = vi.hoisted(() => vi.fn(() => 'Europe/Berlin'));
+// Web files share their worker's modules (isolate: false): the modules this file imports are loaded
+// afresh so they see the mock, and dropped after it so later files get the real ones.
+const browserTimeZone = vi.hoisted(() => {
+  vi.resetModules();
+  return vi.fn(() => 'Europe/Berlin');
+});
 vi.mock('./time-zones.ts', async (original) => ({
   ...(await original<typeof import('./time-zones.ts')>()),
   browserTimeZone,
@@ -16,6 +21,10 @@ vi.mock('./time-zones.ts', async (original) => ({
 const GET_ME = 'GET /api/users/me/';
 const PATCH_ME = 'PATCH /api/users/me/';
 const NO_ZONE = { ...USER_ME, time_zone: null };
+
+afterAll(() => {
+  vi.resetModules();
+});
 
 beforeEach(() => {
   clearAdoptedTimeZones();
