@@ -109,7 +109,7 @@ if [ "$REPEAT" -gt 0 ]; then
 fi
 
 # The end-to-end and deploy tests run what these build.
-background "Build web app" npx vite build apps/web --logLevel warn
+background "Build web app" env NODE_ENV=production npx vite build apps/web --logLevel warn
 background "Build server" npm run --silent build:server
 echo "▶ Builds"
 finish || failed "Builds"

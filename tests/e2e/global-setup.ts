@@ -9,12 +9,15 @@ import { CHROMIUM_PATH, E2E_ENTRIES, E2E_ENTRY_DIR } from './harness.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** The newest modification time of the files under these folders (ignoring generated code). */
+/** Tests and their helpers are not part of a build: editing them rebuilds nothing. */
+const NOT_BUILT = /generated|node_modules|\.test\.tsx?$|(^|\/)test\//;
+
+/** The newest modification time of the files under these folders that the builds read. */
 function newest(...dirs: string[]): number {
   let latest = 0;
   for (const dir of dirs) {
     for (const name of readdirSync(path.join(ROOT, dir), { recursive: true }) as string[]) {
-      if (name.includes('generated') || name.includes('node_modules')) continue;
+      if (NOT_BUILT.test(name.split(path.sep).join('/'))) continue;
       latest = Math.max(latest, statSync(path.join(ROOT, dir, name)).mtimeMs);
     }
   }
@@ -32,9 +35,12 @@ export default async function setup() {
     );
   }
   if (stale('apps/web/dist/index.html', 'apps/web/src', 'packages/contracts/src')) {
+    // A production build, as `npm test` and users make: vitest sets NODE_ENV=test, under which Vite
+    // bundles React's development build, whose strict mode mounts the chat twice (two sockets).
     execFileSync(path.join(ROOT, 'node_modules/.bin/vite'), ['build', 'apps/web', '--logLevel', 'warn'], {
       cwd: ROOT,
       stdio: 'inherit',
+      env: { ...process.env, NODE_ENV: 'production' },
     });
   }
   if (stale('apps/server/dist/server.js', 'apps/server/src', 'packages/contracts/src', 'scripts')) await buildServer();
