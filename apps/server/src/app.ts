@@ -43,7 +43,7 @@ import { createInvitesRepo } from './modules/invites/invites.repo.ts';
 import invitesRoutes from './modules/invites/invites.routes.ts';
 import { createInvitesService, type InvitesService } from './modules/invites/invites.service.ts';
 import { createJobs, type Jobs, type JobsDeps } from './modules/jobs/jobs.service.ts';
-import { createMailer, createMailQueue, type Mailer } from './modules/mail/mail.service.ts';
+import { createMailer, createMailQueue, type Mailer, type MailQueue } from './modules/mail/mail.service.ts';
 import { createMemoriesRepo } from './modules/memories/memories.repo.ts';
 import memoriesRoutes from './modules/memories/memories.routes.ts';
 import { createMemoriesService } from './modules/memories/memories.service.ts';
@@ -86,6 +86,8 @@ declare module 'fastify' {
     invites: InvitesService;
     jobs: Jobs;
     daily: DailyService;
+    /** Account mail, sent in the background after the answer. */
+    mail: MailQueue;
     /** Null when METRICS_ENABLED is off. */
     metrics: Metrics | null;
     /** What this process runs on, for its start line. */
@@ -253,6 +255,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       production: config.env === 'production',
     });
   const mail = createMailQueue(mailer, mailLog);
+  app.decorate('mail', mail);
   // Mail queued by the last requests still goes out before the process ends.
   app.addHook('onClose', async () => {
     const left = await mail.drain(MAIL_DRAIN_MS);

@@ -1,16 +1,14 @@
 // Builds the real app against a test database of its own and a real SMTP server, for app.inject
 // and real HTTP tests.
-import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { checkAllauthResponses, type RecordedResponse } from '../../../../tests/helpers/allauth-openapi.ts';
 import { startSmtp, type TestSmtp } from '../../../../tests/helpers/smtp.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../tests/helpers/test-db.ts';
+import { waitFor } from '../../../../tests/helpers/wait-for.ts';
 import { type AppDeps, buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
-import { createInFlight } from '../lib/in-flight.ts';
-import { createMailer, type Mailer } from '../modules/mail/mail.service.ts';
 
-export { waitFor } from '../../../../tests/helpers/wait-for.ts';
+export { waitFor };
 
 export interface TestApp {
   app: FastifyInstance;
@@ -18,9 +16,9 @@ export interface TestApp {
   database: TestDatabase;
   smtp: TestSmtp;
   /**
-   * Waits until every mail the app has handed to its mailer so far was taken by the mail server or
-   * refused (mail goes out in the background, after the answer): a test that checks that no mail
-   * went out waits for this, after a mail that was sent later has arrived.
+   * Waits until every account mail the app has sent so far was taken by the mail server or refused
+   * (it goes out in the background, after the answer): a test that checks that no mail went out
+   * waits for this, after a mail that was sent later has arrived.
    */
   mailSettled(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -51,18 +49,6 @@ export async function createTestApp(
     ...env,
   });
   const database = options.database ?? (await createTestDatabase());
-  // The mailer the app would make, made once the app's logger exists, with the mail it is sending counted.
-  const sending = createInFlight();
-  let mailer: Mailer | undefined;
-  const realMailer = () => {
-    mailer ??= createMailer({
-      ...config.mail,
-      outboxDir: path.join(config.db.dataDir, 'mail'),
-      log: app.log.child({ module: 'mail' }),
-      production: config.env === 'production',
-    });
-    return mailer;
-  };
   // Jobs are polled often, so a test waits for a job no longer than it must.
   // The daily schedule's tick would deliver to test users at 07:00 UTC: tests that want it call
   // app.daily.tick() with their own clock, or turn it on.
@@ -71,10 +57,6 @@ export async function createTestApp(
     dailySchedule: false,
     ...deps,
     db: database.db,
-    mailer: {
-      send: (message) => sending.track(realMailer().send(message)),
-      close: () => mailer?.close(),
-    },
   });
   // Every account API response any test produces is checked against allauth's OpenAPI document.
   const allauthResponses: RecordedResponse[] = [];
@@ -96,13 +78,11 @@ export async function createTestApp(
     database,
     smtp,
     async mailSettled(timeoutMs = 10_000) {
-      const left = await sending.drain(timeoutMs);
+      const left = await app.mail.drain(timeoutMs);
       if (left) throw new Error(`${left} mail(s) still being sent after ${timeoutMs} ms`);
     },
     async close() {
       await app.close();
-      // The app closes only a mailer it made itself.
-      mailer?.close();
       if (!options.database) await database.dispose();
       await smtp.close();
       const problems = checkAllauthResponses(allauthResponses);
@@ -194,12 +174,9 @@ export function sameBrowserOn(app: FastifyInstance, browser: Browser) {
   return other;
 }
 
-/** Until `check` holds, for at most `ms`: a database notice crosses to another instance. */
-export async function within(ms: number, check: () => Promise<boolean>) {
-  const start = performance.now();
-  while (!(await check())) {
-    if (performance.now() - start > ms) return false;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return true;
-}
+/**
+ * Until `check` holds, for at most `ms`: a database notice crosses to another instance. Resolves
+ * true; at the deadline it fails as waitFor does.
+ */
+export const within = (ms: number, check: () => Promise<boolean>): Promise<true> =>
+  waitFor('a notice to cross to the other instance', check, { timeoutMs: ms, intervalMs: 5 });

@@ -107,7 +107,10 @@ export function createMailer({
 export interface MailQueue {
   /** Starts sending and returns at once; a failure is logged, never thrown to the caller. */
   send(message: MailMessage): void;
-  /** Waits (at most `timeoutMs`) for mail still being sent; returns how many are left. */
+  /**
+   * Waits (at most `timeoutMs`) until every mail sent so far was taken by the mail server or refused
+   * (a shutdown; a test that checks that no other mail went out); returns how many are left.
+   */
   drain(timeoutMs: number): Promise<number>;
 }
 
