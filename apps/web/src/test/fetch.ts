@@ -119,6 +119,36 @@ export function mockFetch(routes: Record<string, Handler> = {}) {
   return { fetchMock, requests, calls };
 }
 
+export interface SignInOptions {
+  /** The other routes, as mockFetch takes them. */
+  routes?: Record<string, Handler>;
+  /** The session before the sign-in. */
+  before?: Reply;
+  /** The session after it. */
+  after?: Reply;
+}
+
+/**
+ * The fake network of mockFetch, with the account API's session as the server keeps it: `before`
+ * until the request `signIn` (e.g. `POST .../auth/login`) is answered with a success, then `after`.
+ */
+export function mockSignIn(
+  signIn: string,
+  handler: Handler,
+  { routes = {}, before = SESSION_ANONYMOUS, after = SESSION_SIGNED_IN }: SignInOptions = {},
+) {
+  let signedIn = false;
+  return mockFetch({
+    ...routes,
+    [signIn]: async (request, previousCalls) => {
+      const answer = typeof handler === 'function' ? await handler(request, previousCalls) : handler;
+      signedIn = answer.status >= 200 && answer.status < 300;
+      return answer;
+    },
+    [`GET ${ALLAUTH}/auth/session`]: () => (signedIn ? after : before),
+  });
+}
+
 /** A promise to resolve by hand, to look at a screen while a request is in flight. */
 export function deferred<T>() {
   let resolve: (value: T) => void = () => {};

@@ -8,10 +8,12 @@ import {
   deferred,
   type Handler,
   mockFetch,
+  mockSignIn,
   type Reply,
   reply,
   SESSION_ANONYMOUS,
   SESSION_SIGNED_IN,
+  type SignInOptions,
   setCookie,
   USER_ME,
 } from '../../test/fetch.ts';
@@ -22,24 +24,7 @@ const LOGIN = `POST ${ALLAUTH}/auth/login`;
 const SESSION = `GET ${ALLAUTH}/auth/session`;
 
 /** The real session check over the fake network: anonymous until a login succeeded. */
-function network(
-  login: Handler,
-  {
-    sessionAfterLogin = SESSION_SIGNED_IN,
-    more = {},
-  }: { sessionAfterLogin?: Reply; more?: Record<string, Handler> } = {},
-) {
-  let signedIn = false;
-  return mockFetch({
-    ...more,
-    [LOGIN]: async (request, n) => {
-      const answer = typeof login === 'function' ? await login(request, n) : login;
-      signedIn = answer.status === 200;
-      return answer;
-    },
-    [SESSION]: () => (signedIn ? sessionAfterLogin : SESSION_ANONYMOUS),
-  });
-}
+const network = (login: Handler, options?: SignInOptions) => mockSignIn(LOGIN, login, options);
 
 async function signIn(email = 'sam@example.com', password = 'correct horse') {
   const main = within(screen.getByRole('main'));
@@ -196,7 +181,7 @@ describe('Sign in', () => {
     [false, '/onboarding'],
     [true, '/'],
   ])('a plain sign-in of someone onboarded=%s lands on %s', async (onboarded, landing) => {
-    network(SESSION_SIGNED_IN, { more: { 'GET /api/users/me/': reply(200, { ...USER_ME, onboarded }) } });
+    network(SESSION_SIGNED_IN, { routes: { 'GET /api/users/me/': reply(200, { ...USER_ME, onboarded }) } });
     const { router } = open();
     await signIn();
     await waitFor(() => expect(router.state.location.pathname).toBe(landing));
@@ -213,7 +198,7 @@ describe('Sign in', () => {
   });
 
   it('reports a login whose session never shows up, after rechecking twice', async () => {
-    const { calls } = network(SESSION_SIGNED_IN, { sessionAfterLogin: SESSION_ANONYMOUS });
+    const { calls } = network(SESSION_SIGNED_IN, { after: SESSION_ANONYMOUS });
     const { router } = open();
     await signIn();
     expect(
@@ -234,14 +219,7 @@ describe('Sign in after the session ended elsewhere', () => {
   const NOTICE = 'You were signed out because your password was changed. Sign in with your new password.';
 
   it('says why when a page that needs a session sends the browser to sign in', async () => {
-    let signedIn = false;
-    mockFetch({
-      [SESSION]: () => (signedIn ? SESSION_SIGNED_IN : ENDED_BY_PASSWORD_CHANGE),
-      [LOGIN]: () => {
-        signedIn = true;
-        return SESSION_SIGNED_IN;
-      },
-    });
+    network(SESSION_SIGNED_IN, { before: ENDED_BY_PASSWORD_CHANGE });
     const { router } = open('/chat');
     // Announced politely: a status, not an alert.
     expect(await screen.findByText(NOTICE)).toBeInTheDocument();
@@ -257,19 +235,16 @@ describe('Sign in after the session ended elsewhere', () => {
   });
 
   it('stays beside the error of a sign-in with the old password', async () => {
-    let signedIn = false;
-    mockFetch({
-      [SESSION]: () => (signedIn ? SESSION_SIGNED_IN : ENDED_BY_PASSWORD_CHANGE),
-      [LOGIN]: (_request, n) => {
-        if (n === 0)
-          return allauthErrors({
-            message: 'The email address and/or password you specified are not correct.',
-            code: 'email_password_mismatch',
-          });
-        signedIn = true;
-        return SESSION_SIGNED_IN;
-      },
-    });
+    network(
+      (_request, n) =>
+        n === 0
+          ? allauthErrors({
+              message: 'The email address and/or password you specified are not correct.',
+              code: 'email_password_mismatch',
+            })
+          : SESSION_SIGNED_IN,
+      { before: ENDED_BY_PASSWORD_CHANGE },
+    );
     open();
     expect(await screen.findByText(NOTICE)).toBeInTheDocument();
     await signIn('sam@example.com', 'the old password');

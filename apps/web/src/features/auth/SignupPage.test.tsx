@@ -7,10 +7,10 @@ import {
   deferred,
   type Handler,
   mockFetch,
+  mockSignIn,
   type Reply,
   reply,
   SESSION_ANONYMOUS,
-  SESSION_SIGNED_IN,
 } from '../../test/fetch.ts';
 import { renderRoutes, SITE } from '../../test/render.tsx';
 import { fetchSession } from './auth-context.tsx';
@@ -21,17 +21,9 @@ const LOOKUP = 'GET /api/auth/invite/';
 /** The invite of the link: usable by any address unless the test says otherwise. */
 const ANY_ADDRESS = reply(200, { valid: true, email: null });
 
-function network(signup: Reply, lookup: Handler = ANY_ADDRESS) {
-  let signedIn = false;
-  return mockFetch({
-    [SIGNUP]: () => {
-      signedIn = signup.status === 201;
-      return signup;
-    },
-    [LOOKUP]: lookup,
-    [`GET ${ALLAUTH}/auth/session`]: () => (signedIn ? SESSION_SIGNED_IN : SESSION_ANONYMOUS),
-  });
-}
+/** The real session check over the fake network: anonymous until a signup succeeded (it signs in). */
+const network = (signup: Reply, lookup: Handler = ANY_ADDRESS) =>
+  mockSignIn(SIGNUP, signup, { routes: { [LOOKUP]: lookup } });
 
 const open = (path = '/auth/signup') => renderRoutes(routes, { path, loadSession: fetchSession });
 

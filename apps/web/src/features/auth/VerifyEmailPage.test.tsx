@@ -7,6 +7,7 @@ import {
   deferred,
   type Handler,
   mockFetch,
+  mockSignIn,
   type Reply,
   reply,
   SESSION_ANONYMOUS,
@@ -56,14 +57,7 @@ describe('Verify email', () => {
 
   it('goes home instead when verifying also signed the user in', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
-    let verified = false;
-    mockFetch({
-      [`POST ${VERIFY}`]: () => {
-        verified = true;
-        return SESSION_SIGNED_IN;
-      },
-      [`GET ${ALLAUTH}/auth/session`]: () => (verified ? SESSION_SIGNED_IN : SESSION_ANONYMOUS),
-    });
+    mockSignIn(`POST ${VERIFY}`, SESSION_SIGNED_IN);
     const { router } = renderRoutes(routes, { path: `/auth/verify-email/${KEY}`, loadSession: fetchSession });
     expect(await screen.findByRole('heading', { name: 'Email Verified!' })).toBeInTheDocument();
     expect(await screen.findByRole('button', { name: 'Account menu for sam@example.com' })).toBeInTheDocument();
