@@ -27,10 +27,10 @@
 // BENCH_SERVER_DIST (with BENCH_BUILD=0: another server build to measure).
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from '../tests/helpers/free-port.ts';
 import { cpuMeter, cpuUse, spentMs, waitForQuiet } from './bench/cpu.ts';
 import type { ChatServer, HttpRun, IdleSockets, LoadRequest, TurnTimes } from './bench/protocol.ts';
 import {
@@ -117,14 +117,6 @@ function run(command: string, args: string[], cwd = ROOT) {
     const child = spawn(command, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')}: ${code}`))));
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 /** RSS of a process, in bytes, from /proc. */

@@ -7,12 +7,12 @@
 // with --desktop) N times per page, and prints the median score with the main opportunities.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import lighthouse, { type Config, desktopConfig, type Flags } from 'lighthouse';
 import { chromium } from 'playwright-core';
+import { freePort } from '../tests/helpers/free-port.ts';
 import { startSmtp, type TestSmtp } from '../tests/helpers/smtp.ts';
 import { scratchDatabase } from './lib/scratch-db.ts';
 
@@ -150,16 +150,6 @@ export async function lighthouseScores(
     scores[pagePath] = median(runs);
   }
   return scores;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
 }
 
 /**

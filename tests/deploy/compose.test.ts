@@ -5,7 +5,6 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -14,8 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../apps/server/src/config.ts';
 import { buildServer, ENTRY_POINTS, ROOT } from '../../scripts/lib/server-build.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { deployRuntimes } from '../helpers/runtimes.ts';
 import { createDatabaseUrl } from '../helpers/test-db.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 
@@ -334,15 +335,6 @@ describe('Dockerfile', () => {
 
 // ---- The image's files, run natively ---------------------------------------------------------------
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 function run(file: string, cwd: string, env: Record<string, string>, node: string) {
   const child = spawn(node, [file], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -354,15 +346,6 @@ function run(file: string, cwd: string, env: Record<string, string>, node: strin
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, exited, output: () => output };
-}
-
-async function waitFor(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await Promise.resolve(check()).catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** Sends SIGTERM and resolves with the exit code and how long the process took to exit. */
@@ -452,7 +435,12 @@ describe('the image, run natively', () => {
         const server = run('apps/server/dist/server.js', image, env, node);
         children.push(server.child);
         const base = `http://127.0.0.1:${env.PORT}`;
-        await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, `/readyz\n${server.output()}`);
+        // Refused until the server listens: not there yet.
+        await waitFor(
+          () => `/readyz\n${server.output()}`,
+          async () => (await fetch(`${base}/readyz`).catch(() => null))?.status === 200,
+          { timeoutMs: 20_000, intervalMs: 100 },
+        );
         expect(await (await fetch(`${base}/readyz`)).json()).toMatchObject({ status: 'ready', database: 'ok' });
 
         const page = await fetch(`${base}/chat`);
@@ -479,7 +467,11 @@ describe('the image, run natively', () => {
         const env = await serviceEnv('worker', db.url);
         const worker = run('apps/server/dist/worker.js', image, env, node);
         children.push(worker.child);
-        await waitFor(() => worker.output().includes('Daybook worker is running'), `the worker\n${worker.output()}`);
+        await waitFor(
+          () => `the worker\n${worker.output()}`,
+          () => worker.output().includes('Daybook worker is running'),
+          { timeoutMs: 20_000, intervalMs: 100 },
+        );
         const { code, ms } = await terminate(worker);
         expect(code).toBe(0);
         expect(ms).toBeLessThan(5000);

@@ -9,15 +9,16 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ANSWER_INTERRUPTED, type TChatMessage, type TServerEvent, ZServerEvent } from '@daybook/contracts';
+import { ANSWER_INTERRUPTED, type TChatMessage, type TServerEvent } from '@daybook/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { SHUTDOWN_LIMIT_MS } from '../../apps/server/src/lib/process.ts';
-import { freePort } from '../e2e/harness.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { createDatabaseUrl } from '../helpers/test-db.ts';
-import { ALLAUTH as API, HttpSession, PUBLIC_URL } from './http-session.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+import { ALLAUTH as API, HttpSession, openTab, PUBLIC_URL, type Tab } from './http-session.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SERVER = path.join(ROOT, 'apps/server/src/server.ts');
@@ -32,16 +33,6 @@ interface Proc {
   output: string[];
   base: string;
   exited: Promise<number | null>;
-}
-
-async function until<T>(what: () => string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Resolves with `promise`, or rejects after `ms` saying what it waited for. */
@@ -65,38 +56,6 @@ const refusesConnections = (port: number) =>
     });
     socket.once('error', () => resolve(true));
   });
-
-interface Tab {
-  ws: WebSocket;
-  events: TServerEvent[];
-  /** The close code, once the socket has closed. */
-  closed: Promise<number>;
-  say(text: string, clientId: string): void;
-}
-
-async function openTab(p: Proc, session: HttpSession): Promise<Tab> {
-  const ws = new WebSocket(`${p.base.replace(/^http/, 'ws')}/ws/chat/`, {
-    headers: { cookie: session.header(), origin: PUBLIC_URL },
-  });
-  const events: TServerEvent[] = [];
-  ws.on('message', (data) => events.push(ZServerEvent.parse(JSON.parse(data.toString()))));
-  const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-  });
-  await until(
-    () => 'the history',
-    () => events.some((e) => e.message_type === 'history'),
-  );
-  return {
-    ws,
-    events,
-    closed,
-    say: (text, clientId) =>
-      ws.send(JSON.stringify({ author_type: 'human', message_type: 'message', raw_text: text, client_id: clientId })),
-  };
-}
 
 /** The text of the answer's stream events the tab got, in order. */
 const streamed = (tab: Tab) => tab.events.map((e) => (e.message_type === 'stream' ? e.raw_text : '')).join('');
@@ -145,10 +104,10 @@ describe('a SIGTERM during a streamed answer', () => {
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const proc = { name, child, output, base: `http://127.0.0.1:${port}`, exited };
     procs.push(proc);
-    await until(
+    await waitFor(
       () => `${name} to be ready\n${output.join('')}`,
       async () => (await fetch(`${proc.base}/readyz`).catch(() => null))?.ok || undefined,
-      90_000,
+      { timeoutMs: 90_000, intervalMs: 50 },
     );
     return proc;
   }
@@ -161,9 +120,10 @@ describe('a SIGTERM during a streamed answer', () => {
     await mkdir(webDir);
     await writeFile(path.join(webDir, 'index.html'), '<!doctype html><div id="root"></div>');
     a = await start('A');
-    const inviteUrl = await until(
+    const inviteUrl = await waitFor(
       () => `the first invite\n${a.output.join('')}`,
       () => /invite link \(one use, valid 7 days\): ([^\s"]+)/.exec(a.output.join(''))?.[1],
+      { timeoutMs: 20_000, intervalMs: 50 },
     );
     if (db) b = await start('B');
     // Signs up with the invite, verifies by the mailed link, and signs in.
@@ -207,9 +167,10 @@ describe('a SIGTERM during a streamed answer', () => {
     const tab = await openTab(a, session);
     const watcher = b ? await openTab(b, session) : null;
     tab.say('Tell me a long story', clientId);
-    await until(
+    await waitFor(
       () => `the answer to stream\n${JSON.stringify(tab.events)}`,
       () => streamed(tab).startsWith(streamedSoFar),
+      { timeoutMs: 20_000, intervalMs: 50 },
     );
     const human = tab.events.find((e) => e.message_type === 'message' && e.author_type === 'human');
     const humanId = human && 'message_id' in human ? human.message_id : null;
@@ -220,10 +181,10 @@ describe('a SIGTERM during a streamed answer', () => {
     signalled.add(a);
     const dump = () => `\n${a.output.join('')}\n${JSON.stringify(tab.events)}`;
     // New connections are refused at once, while the open socket is still served.
-    const refused = await until(
+    const refused = await waitFor(
       () => 'A to refuse new connections',
       () => refusesConnections(port),
-      3_000,
+      { timeoutMs: 3_000, intervalMs: 50 },
     ).catch(() => false);
     const openWhileRefusing = refused && tab.ws.readyState === WebSocket.OPEN;
     const closeCode = await within(tab.closed, SHUTDOWN_LIMIT_MS + 5_000, () => `the socket to close${dump()}`);
@@ -239,10 +200,10 @@ describe('a SIGTERM during a streamed answer', () => {
     const stored = answersTo(history.body.results, humanId);
     // What the tab on B got of the answer, once it has it all (or after a while: what it has then).
     const live = watcher
-      ? await until(
+      ? await waitFor(
           () => 'the answer on B',
           () => answersTo(watcher.events, humanId).length === stored.length && answersTo(watcher.events, humanId),
-          5_000,
+          { timeoutMs: 5_000, intervalMs: 50 },
         ).catch(() => answersTo(watcher.events, humanId))
       : null;
     tab.ws.close();
@@ -358,20 +319,20 @@ describe.runIf(process.platform === 'linux')('npm start', () => {
       output += d;
     });
     const pid = started.pid ?? 0;
-    await until(
+    await waitFor(
       () => `npm start to serve on ${port}\n${output}`,
       async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.ok || undefined,
-      120_000,
+      { timeoutMs: 120_000, intervalMs: 50 },
     );
     tree = await processTree(pid);
     expect(tree.length).toBeGreaterThan(1);
 
     // To npm's process alone, as a service manager or `kill <pid>` sends it.
     process.kill(pid, 'SIGTERM');
-    await until(
+    await waitFor(
       () => `port ${port} to close and the processes to end: ${tree.join(', ')}\n${output}`,
       async () => (await refusesConnections(port)) && !(await Promise.all(tree.map(alive))).some(Boolean),
-      SHUTDOWN_LIMIT_MS,
+      { timeoutMs: SHUTDOWN_LIMIT_MS, intervalMs: 50 },
     );
     // The server itself closed (not killed): it logged the signal it got.
     expect(output).toContain('SIGTERM received, closing');

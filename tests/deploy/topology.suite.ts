@@ -5,20 +5,20 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { type TServerEvent, ZServerEvent } from '@daybook/contracts';
+import type { TServerEvent } from '@daybook/contracts';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import WebSocket from 'ws';
-import { freePort } from '../e2e/harness.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { type FakeSearch, fakeResults, startFakeSearch } from '../helpers/fake-search.ts';
 import { type FakeSite, startFakeSite } from '../helpers/fake-site.ts';
+import { freePort } from '../helpers/free-port.ts';
 import type { Runtime } from '../helpers/runtimes.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { createDatabaseUrl } from '../helpers/test-db.ts';
-import { ALLAUTH as API, HttpSession, PUBLIC_URL } from './http-session.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+import { ALLAUTH as API, HttpSession, openTab, PUBLIC_URL } from './http-session.ts';
 /**
  * The suite, on one Node runtime: topology.test.ts runs it on the node running the tests,
  * topology.node24.test.ts on Node 24, which the Docker image runs.
@@ -93,31 +93,17 @@ export function topologySuite(runtime: Runtime) {
     return proc;
   }
 
-  async function until<T>(
-    what: string | (() => string),
-    check: () => Promise<T | undefined> | T | undefined,
-    timeoutMs = 20_000,
-  ) {
-    const end = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-
   const ready = (p: Proc) =>
-    until(
+    waitFor(
       () => `${p.name} to be ready\n${p.output.join('')}`,
       async () => (await fetch(`${p.base}/readyz`).catch(() => null))?.ok || undefined,
-      60_000,
+      { timeoutMs: 60_000, intervalMs: 100 },
     );
   const logged = (p: Proc, pattern: RegExp) =>
-    until(
+    waitFor(
       () => `${p.name} to log ${pattern}\n${p.output.join('')}`,
       () => pattern.exec(p.output.join(''))?.[1],
-      60_000,
+      { timeoutMs: 60_000, intervalMs: 100 },
     );
 
   /** The job schedule's state in the database, for a failure message. */
@@ -151,52 +137,6 @@ export function topologySuite(runtime: Runtime) {
     constructor() {
       super({ forwardedFor: '10.9.9.9' });
     }
-  }
-
-  interface Tab {
-    ws: WebSocket;
-    events: TServerEvent[];
-    closed: Promise<number>;
-    next(match: (e: TServerEvent) => boolean, timeoutMs?: number): Promise<TServerEvent>;
-    say(text: string, clientId?: string): void;
-  }
-
-  async function openTab(p: Proc, session: Session): Promise<Tab> {
-    const ws = new WebSocket(`${p.base.replace(/^http/, 'ws')}/ws/chat/`, {
-      headers: { cookie: session.header(), origin: PUBLIC_URL },
-    });
-    const events: TServerEvent[] = [];
-    ws.on('message', (data) => events.push(ZServerEvent.parse(JSON.parse(data.toString()))));
-    const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
-    const tab: Tab = {
-      ws,
-      events,
-      closed,
-      say: (text, clientId) =>
-        ws.send(
-          JSON.stringify({
-            author_type: 'human',
-            message_type: 'message',
-            raw_text: text,
-            ...(clientId ? { client_id: clientId } : {}),
-          }),
-        ),
-      async next(match, timeoutMs = 15_000) {
-        const end = Date.now() + timeoutMs;
-        for (;;) {
-          const i = events.findIndex(match);
-          if (i >= 0) return events.splice(i, 1)[0] as TServerEvent;
-          if (Date.now() > end) throw new Error(`no matching event in ${JSON.stringify(events)}`);
-          await new Promise((r) => setTimeout(r, 25));
-        }
-      },
-    };
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    await tab.next((e) => e.message_type === 'history');
-    return tab;
   }
 
   const text = (kind: string, pattern: string | RegExp) => (e: TServerEvent) =>
@@ -351,9 +291,10 @@ export function topologySuite(runtime: Runtime) {
         tabB.ws.send(JSON.stringify({ message_type: 'cancel_research', id: writing.research.id }));
         await tabA.next((e) => e.message_type === 'research' && e.research.stage === 'cancelled', 10_000);
         // The worker gave up the model call it was waiting on: the run is over, not left to time out.
-        await until(
+        await waitFor(
           () => 'the held model call to be abandoned',
           async () => fake.abandoned > abandoned,
+          { timeoutMs: 20_000, intervalMs: 100 },
         );
         tabA.ws.close();
         tabB.ws.close();
@@ -425,14 +366,14 @@ export function topologySuite(runtime: Runtime) {
 
     it('gives one daily message per user with two workers', async () => {
       const workers = procs.filter((p) => p.name.startsWith('worker'));
-      const daily = await until(
+      const daily = await waitFor(
         () => `the daily message\n${workers.map((w) => `${w.name}:\n${w.output.join('')}`).join('\n')}`,
         async () => {
           const res = await admin.get(b, '/api/resources/');
           const found = res.body.filter((r: { resource_type: string }) => r.resource_type === 'daily_message');
           return found.length ? found : undefined;
         },
-        150_000,
+        { timeoutMs: 150_000, intervalMs: 100 },
       ).catch(async (err: Error) => {
         // What the schedule, the queues and the database connections were doing: why nothing came.
         err.message += `\n${await scheduleState()}`;
@@ -449,7 +390,7 @@ export function topologySuite(runtime: Runtime) {
       await db.connect();
       try {
         const tick = await boss.send('daily-tick', {});
-        await until(
+        await waitFor(
           'the tick sent after the message to finish, and no daily job left',
           async () => {
             const result = await db.query<{ done: number; unfinished: number }>(
@@ -461,7 +402,7 @@ export function topologySuite(runtime: Runtime) {
             const jobs = result.rows[0];
             return jobs && jobs.done === 1 && jobs.unfinished === 0 ? true : undefined;
           },
-          30_000,
+          { timeoutMs: 30_000, intervalMs: 100 },
         ).catch(async (err: Error) => {
           err.message += `\n${await scheduleState()}`;
           throw err;

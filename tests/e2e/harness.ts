@@ -2,10 +2,10 @@
 // app, its own database) and a real Chromium. global-setup.ts builds what is missing or stale.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { freePort } from '../helpers/free-port.ts';
 import { createDatabaseUrl } from '../helpers/test-db.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -27,15 +27,7 @@ function compiled(source: string): string {
   return path.join(SERVER_DIST, `${name}.js`);
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
+export { freePort };
 
 export interface RunningApp {
   baseUrl: string;

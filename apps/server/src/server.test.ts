@@ -1,22 +1,14 @@
 // The real entry point as a child process: how it starts, refuses bad config, and shuts down.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { lstat, mkdtemp, readdir, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../../../tests/helpers/free-port.ts';
+import { waitFor } from '../../../tests/helpers/wait-for.ts';
 import { REPO_ROOT } from './config.ts';
 
 const ENTRY = path.join(REPO_ROOT, 'apps/server/src/server.ts');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function start(env: Record<string, string>) {
   // One process, as `npm start` runs it: tsx's CLI would stand between the test and the server, and on a
@@ -37,14 +29,22 @@ function start(env: Record<string, string>) {
   return { child, exited, output: () => output };
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 60_000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('timed out');
-}
+// A cold start of the embedded database takes a while on a busy machine.
+const WAIT = { timeoutMs: 60_000, intervalMs: 100 };
+/** Until /readyz answers 200 (the connection is refused until the server listens). */
+const ready = (port: number) =>
+  waitFor(
+    `/readyz on ${port}`,
+    async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200,
+    WAIT,
+  );
+/** Until the server's output has `text`. */
+const logged = (run: ReturnType<typeof start>, text: string) =>
+  waitFor(
+    () => `"${text}" in the output:\n${run.output()}`,
+    () => run.output().includes(text),
+    WAIT,
+  );
 
 const stop = (child: ChildProcess) => child.kill('SIGKILL');
 
@@ -73,9 +73,9 @@ describe('server.ts', () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'daybook-data-'));
     const run = start({ PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_FORMAT: 'json' });
     try {
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200);
+      await ready(port);
       // The first invite is logged just after the server starts listening.
-      await waitFor(async () => run.output().includes('No accounts yet'));
+      await logged(run, 'No accounts yet');
       expect(run.output()).toContain(`database: embedded PGlite in ${dataDir}`);
       // The start line says what this process runs on; levels are names.
       expect(run.output()).toContain(
@@ -92,7 +92,7 @@ describe('server.ts', () => {
       expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
       // Request log lines carry the path, never the query (what someone searched for, a key).
       await fetch(`http://127.0.0.1:${port}/api/memories/?search=my-secret-diagnosis`);
-      await waitFor(async () => run.output().includes('GET /api/memories/ 401'));
+      await logged(run, 'GET /api/memories/ 401');
       // ... and the client's address, for fail2ban or CrowdSec.
       expect(run.output()).toMatch(/"ip":"127\.0\.0\.1","method":"GET","url":"\/api\/memories\/","status":401/);
       expect(run.output()).not.toContain('my-secret-diagnosis');
@@ -107,7 +107,7 @@ describe('server.ts', () => {
     // A second start on the same data directory applies nothing and keeps the data.
     const again = start({ PORT: String(port), DATA_DIR: dataDir, HOST: '127.0.0.1' });
     try {
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200);
+      await ready(port);
       expect(again.output()).not.toContain('applied');
     } finally {
       again.child.kill('SIGTERM');

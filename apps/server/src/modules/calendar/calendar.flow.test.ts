@@ -17,7 +17,7 @@ import { systemClock } from '../../lib/clock.ts';
 import { createSafeFetch } from '../../lib/safe-fetch.ts';
 import { createSecretBox } from '../../lib/secret-box.ts';
 import { connectIcs, signedInUser } from '../../test/factories.ts';
-import { type Browser, TEST_SECRET, type TestApp } from '../../test/test-app.ts';
+import { type Browser, TEST_SECRET, type TestApp, waitFor } from '../../test/test-app.ts';
 import { type ChatApp, connect as openChat, startChatApp } from '../chat/chat.test-client.ts';
 import { createCalendarRepo } from './calendar.repo.ts';
 import { createCalendarService } from './calendar.service.ts';
@@ -26,6 +26,8 @@ import { createIcsReader } from './ics-reader.ts';
 const API = '/_allauth/browser/v1';
 const PUBLIC = 'http://daybook.test';
 const today = new Date().toISOString().slice(0, 10);
+/** How long a held request may take to reach the fake provider. */
+const SOON = { timeoutMs: 5000, intervalMs: 10 };
 
 let providers: FakeCalendarProviders;
 let openai: FakeOpenAI;
@@ -277,7 +279,7 @@ describe('tokens', () => {
     // Reads that all find the token expiring, while the refresh is held at the provider.
     const release = providers.holdTokenRequests();
     const reads = Promise.all([day(browser), day(browser), day(browser), day(browser)]);
-    await until(() => refreshes().length > before);
+    await waitFor('a refresh to reach the provider', () => refreshes().length > before, SOON);
     release();
     for (const result of await reads) {
       expect(result.problems).toEqual([]);
@@ -322,7 +324,7 @@ describe('tokens', () => {
       t.app.calendar.eventsForDay(userId, today, 'UTC'),
       other.eventsForDay(userId, today, 'UTC'),
     ]);
-    await until(() => refreshes() > before);
+    await waitFor('a refresh to reach the provider', () => refreshes() > before, SOON);
     release();
     for (const result of await reads) expect(result.problems).toEqual([]);
     expect(refreshes() - before).toBe(1);
@@ -424,7 +426,7 @@ describe('disconnecting', () => {
     try {
       const first = form(`http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow.ics`);
       // While the first address is being read, a second add is turned away with a reason.
-      await until(() => received === 1);
+      await waitFor('the first address to be read', () => received === 1, SOON);
       const second = await form(icsUrl);
       expect(second.statusCode).toBe(400);
       expect(second.body).toContain('Another calendar of yours is being added.');
@@ -549,9 +551,4 @@ function nextDay(date: string) {
   const d = new Date(`${date}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + 1);
   return d.toISOString().slice(0, 10);
-}
-
-async function until(check: () => boolean) {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(check()).toBe(true);
 }

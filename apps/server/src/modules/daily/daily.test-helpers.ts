@@ -1,6 +1,7 @@
 // Shared by the daily message tests: a clock the test moves, waiting for outcomes in the database
 // with a deadline, and reading the rows the schedule and the generation job leave.
 import { startSmtp, type TestSmtp } from '../../../../../tests/helpers/smtp.ts';
+import { waitFor } from '../../../../../tests/helpers/wait-for.ts';
 import type { Query } from '../../db/database.ts';
 import type { Clock } from '../../lib/clock.ts';
 
@@ -15,25 +16,28 @@ export function testClock(): Clock & { set(iso: string | Date): void } {
   };
 }
 
-/** Polls `check` until it returns something other than undefined, null or false; fails with `what` at the deadline. */
-export async function until<T>(
+/**
+ * waitFor for outcomes read from the database: null (no row yet) counts as not yet, and so does a
+ * read that throws (a row not there yet); the last error is told at the deadline.
+ */
+export function until<T>(
   what: string,
   check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
   timeoutMs = 15_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
   let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== null && value !== false) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return waitFor(
+    () => `${what}${last ? ` (last error: ${(last as Error).message})` : ''}`,
+    async () => {
+      try {
+        return (await check()) ?? undefined;
+      } catch (err) {
+        last = err;
+        return undefined;
+      }
+    },
+    { timeoutMs, intervalMs: 50 },
+  );
 }
 
 export interface MessageRow {

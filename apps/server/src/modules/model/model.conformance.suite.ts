@@ -18,7 +18,7 @@ import { streamChunks } from '../../../../../tests/helpers/model-replay/recordin
 import { type ReplayServer, startReplayServer } from '../../../../../tests/helpers/model-replay/server.ts';
 import { recordedUsage } from '../../../../../tests/helpers/model-replay/template.ts';
 import { connectIcs, signedInUser } from '../../test/factories.ts';
-import { type Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
+import { type Browser, createTestApp, type TestApp, waitFor } from '../../test/test-app.ts';
 import { type Client, connect, type } from '../chat/chat.test-client.ts';
 
 /** How many files share the profiles (model.conformance-1..3.test.ts), so they run side by side. */
@@ -86,16 +86,6 @@ export function conformanceSuite(part: number) {
 
   const isAnswer = (e: TServerEvent) => e.message_type === 'markdown' && e.author_type === 'assistant';
   const isNotice = (e: TServerEvent) => e.message_type === 'system_message';
-
-  async function until<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-    const end = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await read();
-      if (value !== undefined) return value;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
 
   // MODEL_PROFILES=openai,vllm-old runs those only (a developer's loop on one provider).
   const only = process.env.MODEL_PROFILES?.split(',').map((n) => n.trim());
@@ -238,13 +228,17 @@ export function conformanceSuite(part: number) {
       const c = await chatting(browser, '/ws/onboarding/');
       const answer = await ask(c, 'I live in Lisbon');
       expect(answer).toBe(ONBOARDED);
-      const me = await until('the settings from the onboarding', async () => {
-        const body = (await browser.get('/api/users/me/')).json() as {
-          time_zone?: string;
-          daily_message_time?: string;
-        };
-        return body.time_zone === 'Europe/Lisbon' ? body : undefined;
-      });
+      const me = await waitFor(
+        'the settings from the onboarding',
+        async () => {
+          const body = (await browser.get('/api/users/me/')).json() as {
+            time_zone?: string;
+            daily_message_time?: string;
+          };
+          return body.time_zone === 'Europe/Lisbon' ? body : undefined;
+        },
+        { timeoutMs: 20_000, intervalMs: 50 },
+      );
       expect(me).toMatchObject({ time_zone: 'Europe/Lisbon', daily_message_time: '07:30' });
       c.ws.close();
     });

@@ -5,6 +5,7 @@ import type { TServerEvent } from '@daybook/contracts';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../../tests/helpers/test-db.ts';
+import { waitFor } from '../../../../../tests/helpers/wait-for.ts';
 import { createChatHub, type Subscriber } from '../chat/chat.hub.ts';
 import { createPostgresBus, type RealtimeBus, type RealtimeEvent } from './realtime.bus.ts';
 
@@ -17,14 +18,6 @@ const chat = (userId: number, text: string): RealtimeEvent => ({
   channel: 'chat',
   event: { message_type: 'stream', author_type: 'assistant', stream_id: 's1', raw_text: text } as TServerEvent,
 });
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 5000) {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** A socket of `userId` on a hub: what reaches it. */
 function socketOf(hub: ReturnType<typeof createChatHub>, userId: number) {
@@ -69,9 +62,9 @@ describe.runIf(onPostgres)('the PostgreSQL bus under attack', () => {
     a.hub.publish(101, 'chat', streamOf('half \ud83d pair'));
     a.hub.publish(101, 'chat', streamOf('nul \u0000 byte'));
     a.hub.publish(102, 'chat', streamOf('hello alice'));
-    await waitFor(() => alice.length === 1, "alice's event on the other instance");
+    await waitFor("alice's event on the other instance", () => alice.length === 1, { timeoutMs: 5000 });
     expect(alice).toEqual(['hello alice']);
-    await waitFor(() => mallory.length === 2, "mallory's events");
+    await waitFor("mallory's events", () => mallory.length === 2, { timeoutMs: 5000 });
     expect(mallory).toEqual(['half \ufffd pair', 'nul \ufffd byte']);
   });
 
@@ -90,10 +83,10 @@ describe.runIf(onPostgres)('the PostgreSQL bus under attack', () => {
     await database.db.query(`SELECT pg_notify('daybook_realtime', $1)`, [
       `elsewhere:${rows.map((r) => r.id).join(',')}`,
     ]);
-    await waitFor(() => alice.length === 1, 'the event after the poison rows');
+    await waitFor('the event after the poison rows', () => alice.length === 1, { timeoutMs: 5000 });
     // The bus still works for what comes next.
     a.hub.publish(201, 'chat', streamOf('and later'));
-    await waitFor(() => alice.length === 2, 'a later event');
+    await waitFor('a later event', () => alice.length === 2, { timeoutMs: 5000 });
     expect(alice).toEqual(['after the poison', 'and later']);
   });
 
@@ -103,7 +96,7 @@ describe.runIf(onPostgres)('the PostgreSQL bus under attack', () => {
     const alice = socketOf(b.hub, 301);
     const big = 'report '.repeat(300_000);
     a.hub.publish(301, 'chat', streamOf(big));
-    await waitFor(() => alice.length === 1, 'the large event');
+    await waitFor('the large event', () => alice.length === 1, { timeoutMs: 5000 });
     expect(alice[0]).toBe(big);
   });
 });

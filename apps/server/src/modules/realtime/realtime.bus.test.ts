@@ -5,6 +5,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../../tests/helpers/test-db.ts';
+import { waitFor } from '../../../../../tests/helpers/wait-for.ts';
 import {
   createMemoryBus,
   createPostgresBus,
@@ -31,14 +32,6 @@ function listen(bus: RealtimeBus) {
   const got: RealtimeEvent[] = [];
   bus.subscribe((e) => got.push(e));
   return got;
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000) {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('memory bus', () => {
@@ -83,13 +76,13 @@ describe('PostgreSQL bus', () => {
       for (const text of sent) a.bus.publish(chat(7, text));
       // The publisher's own handler had them synchronously, before any round trip.
       expect(texts(a.got)).toEqual(sent);
-      await waitFor(() => b.got.length >= sent.length, 'the other instance');
+      await waitFor('the other instance', () => b.got.length >= sent.length, { timeoutMs: 5000 });
       expect(texts(b.got)).toEqual(sent);
       // Sessions and settings travel too. Notifications reach a listener in the order they were
       // sent: once b's arrive at a, so have a's own, which must not have been delivered again.
       b.bus.publish({ type: 'sessions-ended', ended: { ids: ['s-1'] } });
       b.bus.publish({ type: 'user-settings', userId: 7, settings: { learnFromChats: false } });
-      await waitFor(() => a.got.some((e) => e.type === 'user-settings'), 'events from b');
+      await waitFor('events from b', () => a.got.some((e) => e.type === 'user-settings'), { timeoutMs: 5000 });
       expect(a.got).toHaveLength(sent.length + 2);
       expect(a.got.slice(-2)).toEqual([
         { type: 'sessions-ended', ended: { ids: ['s-1'] } },
@@ -97,7 +90,7 @@ describe('PostgreSQL bus', () => {
       ]);
       // Likewise at b: once a's next event arrives, nothing of a's came twice, and b's own did not come back.
       a.bus.publish(chat(7, 'last'));
-      await waitFor(() => texts(b.got).includes('last'), 'the last event at b');
+      await waitFor('the last event at b', () => texts(b.got).includes('last'), { timeoutMs: 5000 });
       expect(texts(b.got)).toEqual([...sent, 'sessions-ended', 'user-settings', 'last']);
     },
   );
@@ -106,7 +99,7 @@ describe('PostgreSQL bus', () => {
     const a = await open();
     const b = await open();
     a.bus.publish(chat(8, 'before'));
-    await waitFor(() => b.got.length === 1, 'the first event');
+    await waitFor('the first event', () => b.got.length === 1, { timeoutMs: 5000 });
     // Cut every listening connection to this database (as a network drop or a restarted server would).
     const admin = new pg.Client({ connectionString: database.url });
     await admin.connect();
@@ -117,12 +110,12 @@ describe('PostgreSQL bus', () => {
     await admin.end();
     a.bus.publish(chat(8, 'while down 1'));
     a.bus.publish(chat(8, 'while down 2'));
-    await waitFor(() => b.got.length === 3, 'the replay', 15_000);
+    await waitFor('the replay', () => b.got.length === 3, { timeoutMs: 15_000 });
     a.bus.publish(chat(8, 'after'));
-    await waitFor(() => b.got.length === 4, 'live events again', 5000);
+    await waitFor('live events again', () => b.got.length === 4, { timeoutMs: 5000 });
     // Reads are delivered one after another, in order: once a later event is in, any repeat is too.
     a.bus.publish(chat(8, 'last'));
-    await waitFor(() => texts(b.got).includes('last'), 'the last event');
+    await waitFor('the last event', () => texts(b.got).includes('last'), { timeoutMs: 5000 });
     expect(texts(b.got)).toEqual(['before', 'while down 1', 'while down 2', 'after', 'last']);
   });
 
@@ -132,14 +125,15 @@ describe('PostgreSQL bus', () => {
     const recentStored = async () =>
       (await database.db.query(`SELECT 1 FROM realtime_events WHERE payload->'event'->>'raw_text' = 'recent'`)).length >
       0;
-    await waitFor(recentStored, 'the recent event to be stored');
+    await waitFor('the recent event to be stored', recentStored, { timeoutMs: 5000 });
     // Written after the recent one: once the pruning has deleted it, the pruning ran with the recent one there.
     await database.db.query(
       `INSERT INTO realtime_events (origin, payload, created_at) VALUES ('old', '{}', now() - interval '1 hour')`,
     );
     await waitFor(
-      async () => (await database.db.query(`SELECT 1 FROM realtime_events WHERE origin = 'old'`)).length === 0,
       'the pruning to delete the old event',
+      async () => (await database.db.query(`SELECT 1 FROM realtime_events WHERE origin = 'old'`)).length === 0,
+      { timeoutMs: 5000 },
     );
     const rows = await database.db.query<{ origin: string }>('SELECT origin FROM realtime_events');
     expect(rows.map((r) => r.origin)).not.toContain('old');
@@ -165,13 +159,15 @@ describe('Redis bus', () => {
     const sent = Array.from({ length: 100 }, (_, i) => `r${i}`);
     for (const text of sent) a.publish(chat(user, text));
     expect(texts(gotA)).toEqual(sent);
-    await waitFor(() => gotB.filter((e) => e.type === 'chat' && e.userId === user).length === sent.length, 'b');
+    await waitFor('b', () => gotB.filter((e) => e.type === 'chat' && e.userId === user).length === sent.length, {
+      timeoutMs: 5000,
+    });
     expect(texts(gotB.filter((e) => e.type === 'chat' && e.userId === user))).toEqual(sent);
     // Redis sends a subscriber the messages in the order it took them: once b's answer reaches a,
     // a's own have come back to it, and must not have been delivered again.
     b.publish(chat(user, 'from b'));
     const mine = () => texts(gotA.filter((e) => e.type === 'chat' && e.userId === user));
-    await waitFor(() => mine().includes('from b'), 'the event from b at a');
+    await waitFor('the event from b at a', () => mine().includes('from b'), { timeoutMs: 5000 });
     expect(mine()).toEqual([...sent, 'from b']);
   });
 });

@@ -375,15 +375,6 @@ describe('a research in progress', () => {
   const holdWriting = () =>
     fake.onJson((req) => (structuredName(req) === 'write_report' ? { stall: true } : scriptedAnswer(req)));
 
-  /** Polls until `check` holds, or fails at the deadline. */
-  async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-
   it('a tab opened mid-research shows where it stands; Cancel stops it and every tab says so', async () => {
     holdWriting();
     const { browser } = await signedInUser(t);
@@ -412,7 +403,7 @@ describe('a research in progress', () => {
       });
     }
     // The run stopped: the model call it was waiting on was given up at once.
-    await until(() => fake.abandoned > abandoned, 'the held model call is abandoned');
+    await waitFor('the held model call to be abandoned', () => fake.abandoned > abandoned, { timeoutMs: 10_000 });
     const detail = ZResearch.parse((await browser.get(`/api/web-research/${writing.id}/`)).json());
     expect(detail).toMatchObject({ status: 'cancelled', error: null, report: null });
     const list = ZResourceList.parse((await browser.get('/api/resources/')).json());
