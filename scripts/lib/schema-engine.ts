@@ -3,7 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import {
   bindMigrationAwareSqlAdapterFactory,
@@ -12,6 +12,8 @@ import {
 } from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaEngine as TSchemaEngine } from '@prisma/schema-engine-wasm';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PGLITE_SEED_DIR } from '../../apps/server/src/config.ts';
+import { createPGlite } from '../../apps/server/src/db/pglite-seed.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -72,25 +74,25 @@ async function connect(pglite: PGlite): Promise<SqlDriverAdapter> {
 
 export async function withSchemaEngine<T>(fn: (engine: TSchemaEngine) => Promise<T>): Promise<T> {
   const glue = await loadEngineModule();
-  const databases: PGlite[] = [];
+  const databases: Promise<PGlite>[] = [];
   // Started only when the engine asks for it: diffs (check, new) use the shadow alone, and a PGlite
   // costs seconds of CPU to start.
-  let main: PGlite | undefined;
+  let main: Promise<PGlite> | undefined;
   const factory: SqlMigrationAwareDriverAdapterFactory = {
     provider: 'postgres',
     adapterName: 'pglite-prisma-adapter',
     connect: () => {
       if (!main) {
-        main = new PGlite({ extensions: EXTENSIONS });
+        main = createPGlite(undefined, { extensions: EXTENSIONS }, PGLITE_SEED_DIR);
         databases.push(main);
       }
-      return connect(main);
+      return main.then(connect);
     },
     // A fresh database per shadow, like the stock factory's, but with the extensions.
     connectToShadowDb: () => {
-      const shadow = new PGlite({ extensions: EXTENSIONS });
+      const shadow = createPGlite(undefined, { extensions: EXTENSIONS }, PGLITE_SEED_DIR);
       databases.push(shadow);
-      return connect(shadow);
+      return shadow.then(connect);
     },
   };
   const schema = await readSchema();
@@ -104,7 +106,7 @@ export async function withSchemaEngine<T>(fn: (engine: TSchemaEngine) => Promise
     return await fn(engine);
   } finally {
     engine.free();
-    for (const db of databases) await db.close();
+    for (const db of databases) await (await db).close();
   }
 }
 

@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { allowEntryProblem } from './lib/safe-fetch.ts';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
+/** Where development and tests keep an empty embedded database to start new ones from (db/pglite-seed.ts). */
+export const PGLITE_SEED_DIR = path.join(REPO_ROOT, 'node_modules/.cache/daybook');
 
 // Top-level paths the web app owns; the creator's about page at /{slug} must not shadow them.
 const RESERVED_SLUGS = new Set([
@@ -321,7 +323,7 @@ export interface Config {
   weather: { provider: 'open-meteo' | 'none'; forecastUrl: string; geocodingUrl: string; timeoutMs: number };
   /** Daily messages one worker process writes at once. */
   daily: { concurrency: number };
-  db: { url?: string; dataDir: string; migrationsDir: string };
+  db: { url?: string; dataDir: string; migrationsDir: string; seedDir: string | null };
   web: { distDir: string; serve: boolean };
   creator: { name: string; slug: string; bio: string; email?: string; links: ProfileLink[] };
 }
@@ -439,7 +441,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       timeoutMs: e.WEATHER_TIMEOUT_MS,
     },
     daily: { concurrency: e.DAILY_CONCURRENCY },
-    db: { url: e.DATABASE_URL, dataDir: path.resolve(e.DATA_DIR), migrationsDir: path.resolve(e.MIGRATIONS_DIR) },
+    db: {
+      url: e.DATABASE_URL,
+      dataDir: path.resolve(e.DATA_DIR),
+      migrationsDir: path.resolve(e.MIGRATIONS_DIR),
+      // A production server makes its one cluster once; elsewhere new ones start from a kept copy.
+      seedDir: e.NODE_ENV === 'production' ? null : PGLITE_SEED_DIR,
+    },
     web: { distDir: path.resolve(e.WEB_DIST_DIR), serve: e.NODE_ENV === 'production' },
     creator: {
       name: e.CREATOR_NAME,

@@ -3,11 +3,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PGLITE_SEED_DIR } from '../config.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { privateDir, tightenTree } from '../lib/private-files.ts';
 import {
@@ -17,6 +18,7 @@ import {
   readMigrations,
   type SqlConnection,
 } from './migrations.ts';
+import { createPGlite } from './pglite-seed.ts';
 
 export interface DatabaseOptions {
   /** PostgreSQL connection string; when absent PGlite is used. */
@@ -24,6 +26,11 @@ export interface DatabaseOptions {
   /** Folder for PGlite's files; `null` keeps PGlite in memory. */
   dataDir: string | null;
   migrationsDir: string;
+  /**
+   * Where an empty PGlite cluster is kept for new ones to start from (db/pglite-seed.ts); `null`
+   * never keeps one. Unset: the checkout's cache (the tests' and tools' own databases).
+   */
+  seedDir?: string | null;
 }
 
 /**
@@ -158,7 +165,7 @@ async function lockDataDir(dir: string): Promise<() => Promise<void>> {
 /** Extensions the migrations create (PostgreSQL has them in contrib; PGlite loads them). */
 const PGLITE_EXTENSIONS = { pg_trgm };
 
-async function pgliteDriver(dataDir: string | null): Promise<Driver> {
+async function pgliteDriver(dataDir: string | null, seedDir: string | null): Promise<Driver> {
   let pglite: PGlite;
   let unlock = async () => {};
   if (dataDir) {
@@ -171,10 +178,10 @@ async function pgliteDriver(dataDir: string | null): Promise<Driver> {
       await tightenTree(dir);
       await release();
     };
-    pglite = await PGlite.create(dir, { extensions: PGLITE_EXTENSIONS });
+    pglite = await createPGlite(dir, { extensions: PGLITE_EXTENSIONS }, seedDir);
     await tightenTree(dir);
   } else {
-    pglite = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
+    pglite = await createPGlite(undefined, { extensions: PGLITE_EXTENSIONS }, seedDir);
   }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   // Marks the async context of each interactive transaction's callback, for inTransaction().
@@ -226,7 +233,9 @@ async function pgliteDriver(dataDir: string | null): Promise<Driver> {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  const driver = options.url ? await postgresDriver(options.url) : await pgliteDriver(options.dataDir);
+  const driver = options.url
+    ? await postgresDriver(options.url)
+    : await pgliteDriver(options.dataDir, options.seedDir === undefined ? PGLITE_SEED_DIR : options.seedDir);
   return {
     ...driver,
     async migrate() {
