@@ -30,6 +30,9 @@ export class DurationSequencer extends BaseSequencer {
       if (group !== 0) return group;
       const ta = known(a);
       const tb = known(b);
+      // A file the timings do not know yet (new since they were written) goes first.
+      if (ta === undefined && tb !== undefined) return -1;
+      if (tb === undefined && ta !== undefined) return 1;
       if (ta === undefined || tb === undefined) return (order.get(a) ?? 0) - (order.get(b) ?? 0);
       return tb - ta;
     });
