@@ -3,10 +3,10 @@ import { defineConfig } from 'vitest/config';
 import { DurationSequencer } from './tests/helpers/duration-sequencer.ts';
 
 // Workers per group of projects (groups run one after another), measured on the 2-core machine CI
-// runs on: server files mostly wait on PostgreSQL, SMTP, sockets, timers and child processes, so three
-// times as many as cores run at once (6 kept both cores busy where 4 left them idle a tenth of the time); web files (jsdom) only compute, so one per core; end-to-end files each drive
+// runs on: server files mostly wait on PostgreSQL, SMTP, sockets, timers and child processes, so twice
+// as many as cores run at once (6 kept the cores busier, but starved a research flow's 10 s stage); web files (jsdom) only compute, so one per core; end-to-end files each drive
 // a server and a Chromium, and wait on both (3 filled the two cores: 167 s -> 137 s).
-const SERVER_WORKERS = Number(process.env.TEST_WORKERS ?? 6);
+const SERVER_WORKERS = Number(process.env.TEST_WORKERS ?? 4);
 const WEB_WORKERS = Number(process.env.TEST_WEB_WORKERS ?? 2);
 const E2E_WORKERS = Number(process.env.TEST_E2E_WORKERS ?? 3);
 

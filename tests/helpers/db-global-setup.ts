@@ -10,7 +10,7 @@ import { buildApp } from '../../apps/server/src/app.ts';
 import { loadConfig } from '../../apps/server/src/config.ts';
 import { openDatabase, pgConnection } from '../../apps/server/src/db/database.ts';
 import { applyMigrations, readMigrations } from '../../apps/server/src/db/migrations.ts';
-import { databaseUrl } from './test-db.ts';
+import { databaseUrl, type TestDbTarget } from './test-db.ts';
 
 const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../prisma/migrations');
 
@@ -43,15 +43,35 @@ async function makeJobQueues(url: string) {
   }
 }
 
+type Target = Awaited<ReturnType<typeof prepare>>;
+
+// The server and end-to-end projects both name this setup: one template serves both (vitest loads
+// the setups of all projects in one process), dropped when the last project's teardown runs.
+const shared = globalThis as { __daybookTestDb?: { target: Promise<Target>; users: number } };
+
 export default async function setup(project: TestProject) {
+  shared.__daybookTestDb ??= { target: prepare(), users: 0 };
+  const state = shared.__daybookTestDb;
+  state.users += 1;
+  const { provided, teardown } = await state.target;
+  project.provide('testDb', provided);
+  return async () => {
+    state.users -= 1;
+    if (state.users > 0) return;
+    shared.__daybookTestDb = undefined;
+    await teardown();
+  };
+}
+
+async function prepare() {
   const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const admin = await tryConnect(adminUrl);
   if (!admin) {
     if (process.env.REQUIRE_POSTGRES === '1')
       throw new Error(`PostgreSQL is required but ${adminUrl} does not answer.`);
     console.warn(`[tests] PostgreSQL at ${adminUrl} does not answer: integration tests use in-process PGlite.`);
-    project.provide('testDb', { kind: 'pglite', migrationsDir: MIGRATIONS_DIR });
-    return;
+    const provided: TestDbTarget = { kind: 'pglite', migrationsDir: MIGRATIONS_DIR };
+    return { provided, teardown: async () => {} };
   }
 
   const prefix = `daybook_t_${randomBytes(3).toString('hex')}`;
@@ -65,9 +85,9 @@ export default async function setup(project: TestProject) {
     await client.end();
   }
   await makeJobQueues(databaseUrl(adminUrl, template));
-  project.provide('testDb', { kind: 'postgres', adminUrl, template, prefix, migrationsDir: MIGRATIONS_DIR });
+  const provided: TestDbTarget = { kind: 'postgres', adminUrl, template, prefix, migrationsDir: MIGRATIONS_DIR };
 
-  return async () => {
+  const teardown = async () => {
     const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [
       `${prefix}%`,
     ]);
@@ -76,4 +96,5 @@ export default async function setup(project: TestProject) {
     }
     await admin.end();
   };
+  return { provided, teardown };
 }
