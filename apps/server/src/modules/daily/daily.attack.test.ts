@@ -381,9 +381,8 @@ describe('the chat with ?dmid=', () => {
 });
 
 describe('settings', () => {
-  // BUG (reported): every PATCH with a location is a request to the geocoder, without a limit: one
-  // account can spend the server's whole Open-Meteo allowance (shared by every user's weather).
-  // users.routes takes `allowGeocode`; app.ts must pass it (see the review). `it.fails` until then.
+  // Every PATCH with a location asks the geocoder: unlimited, one account could spend the server's
+  // whole Open-Meteo allowance, which every user's weather shares.
   it('looking up places is limited per user', async () => {
     const { browser } = await signedInUser(t);
     const before = weather.requests.length;

@@ -332,9 +332,8 @@ describe('writing and delivering a message', () => {
     expect(dailyMails(email)).toHaveLength(1);
   });
 
-  // BUG (reported): generate() never looks at is_daily_message_paused, so a message claimed before the
-  // user paused (one waiting up to 10 minutes for its researches, or a mail being retried) is still
-  // posted and mailed. `it.fails` until the fix lands; then drop `.fails`.
+  // A message claimed before the user paused (one waiting up to 10 minutes for its researches, or a
+  // mail being retried) must not be posted or mailed once they have.
   it('a user who paused after the claim gets nothing from that scheduled message', async () => {
     const { userId, email } = await dailyUser({ location: false });
     const id = await claim(query, userId, today());
@@ -360,8 +359,7 @@ describe('writing and delivering a message', () => {
     expect(text).toMatch(/\d+–\d+ °F/);
   });
 
-  // BUG (reported): the greeting takes the newest memory whose key contains "name", so a pet's or a
-  // company's name becomes the user's. `it.fails` until the fix lands; then drop `.fails`.
+  // A memory whose key merely contains "name" (a pet's, a company's) must not become the user's.
   it("the greeting uses the user's name, not another memory's name", async () => {
     writer = () => ({ status: 500 });
     const { userId, browser } = await dailyUser({ location: false });
@@ -598,9 +596,8 @@ describe('the HTTP API', () => {
     expect([401, 403]).toContain(anonymous.statusCode);
   });
 
-  // BUG (reported): after the job gave up on today's message (status failed), "send now" answers
-  // 202 queued and queues a job that returns at once on a failed row: nothing ever arrives.
-  // `it.fails` until the fix lands; then drop `.fails`.
+  // After the job gave up on today's message (status failed), "send now" must write it again, not
+  // answer 202 and queue a job that returns at once on the failed row.
   it('send-now after today’s message failed writes it again', async () => {
     const { userId, browser } = await dailyUser({ location: false });
     const id = await claim(query, userId, today());
