@@ -114,10 +114,12 @@ background "Build server" npm run --silent build:server
 echo "▶ Builds"
 finish || failed "Builds"
 
-# Checks that need no test database run while the tests (mostly waiting on I/O) do.
-background "Lint and format" npx biome ci --reporter=summary --colors=off .
-background "Typecheck" npm run --silent typecheck
-background "Migration drift" npm run --silent db:check
+# Checks that need no test database run while the tests do, at the lowest CPU priority: they take
+# the moments the tests leave the cores idle (waiting on timers, sockets, child processes) rather
+# than slowing the tests down.
+background "Lint and format" nice -n 19 npx biome ci --reporter=summary --colors=off .
+background "Typecheck" nice -n 19 npm run --silent typecheck
+background "Migration drift" nice -n 19 npm run --silent db:check
 
 echo "▶ Tests"
 tests_start=$SECONDS
