@@ -4,7 +4,7 @@
 // with 1012 (service restart) and exits within its limit; the stored history then holds the answer,
 // read from a second instance on the same PostgreSQL database or, on the embedded one, after a
 // restart. And `npm start` passes SIGTERM on to the server.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +19,7 @@ import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { createDatabaseUrl } from '../helpers/test-db.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { ALLAUTH as API, HttpSession, openTab, PUBLIC_URL, type Tab } from './http-session.ts';
+import { type Proc, spawnProc, untilReady } from './proc.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SERVER = path.join(ROOT, 'apps/server/src/server.ts');
@@ -26,14 +27,6 @@ const PASSWORD = 'correct horse battery';
 /** 50 pieces of 4 characters: the fake streams one per chunk. */
 const PIECES = Array.from({ length: 50 }, (_, i) => `w${String(i).padStart(2, '0')} `);
 const ANSWER = PIECES.join('');
-
-interface Proc {
-  name: string;
-  child: ChildProcess;
-  output: string[];
-  base: string;
-  exited: Promise<number | null>;
-}
 
 /** Resolves with `promise`, or rejects after `ms` saying what it waited for. */
 function within<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
@@ -97,18 +90,9 @@ describe('a SIGTERM during a streamed answer', () => {
       WEB_DIST_DIR: webDir,
       ...(db ? { DATABASE_URL: db.url, REALTIME_BUS: 'postgres' } : {}),
     };
-    const child = spawn(process.execPath, ['--import', 'tsx', SERVER], { cwd: ROOT, env });
-    const output: string[] = [];
-    child.stdout?.on('data', (d: Buffer) => output.push(d.toString()));
-    child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const proc = { name, child, output, base: `http://127.0.0.1:${port}`, exited };
+    const proc = spawnProc(name, process.execPath, ['--import', 'tsx', SERVER], env, port);
     procs.push(proc);
-    await waitFor(
-      () => `${name} to be ready\n${output.join('')}`,
-      async () => (await fetch(`${proc.base}/readyz`).catch(() => null))?.ok || undefined,
-      { timeoutMs: 90_000, intervalMs: 50 },
-    );
+    await untilReady(proc, { timeoutMs: 90_000, intervalMs: 50 });
     return proc;
   }
 

@@ -2,7 +2,6 @@
 // services run — the compiled server twice (web only) and the compiled worker twice — on one
 // PostgreSQL database, each on its own port, against local fake providers. Checked with supertest and
 // real WebSockets: the instances behave as one.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { TServerEvent } from '@daybook/contracts';
@@ -19,6 +18,7 @@ import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { createDatabaseUrl } from '../helpers/test-db.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { ALLAUTH as API, HttpSession, openTab, PUBLIC_URL } from './http-session.ts';
+import { type Proc, spawnProc, untilReady } from './proc.ts';
 /**
  * The suite, on one Node runtime: topology.test.ts runs it on the node running the tests,
  * topology.node24.test.ts on Node 24, which the Docker image runs.
@@ -33,14 +33,6 @@ export function topologySuite(runtime: Runtime) {
     : path.join(ROOT, 'apps/server/dist/worker.js');
   const PASSWORD = 'correct horse battery';
   const onPostgres = inject('testDb').kind === 'postgres';
-
-  interface Proc {
-    name: string;
-    child: ChildProcess;
-    output: string[];
-    base: string;
-    exited: Promise<number | null>;
-  }
 
   let dbUrl = '';
   let dropDb: () => Promise<void> = async () => {};
@@ -83,22 +75,12 @@ export function topologySuite(runtime: Runtime) {
   async function start(name: string, entry: string, extra: Record<string, string> = {}): Promise<Proc> {
     const port = await freePort();
     const args = entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry];
-    const child = spawn(runtime.node, args, { cwd: ROOT, env: env({ PORT: String(port), ...extra }) });
-    const output: string[] = [];
-    child.stdout?.on('data', (d: Buffer) => output.push(d.toString()));
-    child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const proc = { name, child, output, base: `http://127.0.0.1:${port}`, exited };
+    const proc = spawnProc(name, runtime.node, args, env({ PORT: String(port), ...extra }), port);
     procs.push(proc);
     return proc;
   }
 
-  const ready = (p: Proc) =>
-    waitFor(
-      () => `${p.name} to be ready\n${p.output.join('')}`,
-      async () => (await fetch(`${p.base}/readyz`).catch(() => null))?.ok || undefined,
-      { timeoutMs: 60_000, intervalMs: 100 },
-    );
+  const ready = (p: Proc) => untilReady(p, { timeoutMs: 60_000, intervalMs: 100 });
   const logged = (p: Proc, pattern: RegExp) =>
     waitFor(
       () => `${p.name} to log ${pattern}\n${p.output.join('')}`,
