@@ -1,6 +1,6 @@
 # Daybook's image: the server compiled to JavaScript, run by Node 24 LTS with production dependencies
 # only, beside the built web app and the migrations (applied at start). docker-compose.yml runs it as
-# the web app (this CMD) and as the worker (`node apps/server/dist/worker.js`). README: Self-hosting.
+# the web app (this CMD) and as the worker (`node apps/server/dist/worker.js`). docs/operations.md.
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 # Every dependency, to build with. Install scripts stay off (npm 11 skips them anyway); the Prisma

@@ -26,7 +26,7 @@
 // BENCH_BASELINE (a commit for the chat baseline; 'none' holds the chat line to 20 ms instead),
 // BENCH_SERVER_DIST (with BENCH_BUILD=0: another server build to measure).
 import { execFileSync, fork, spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -50,6 +50,7 @@ import { MEMORY_COUNT, seed, signUp } from './bench/seed.ts';
 import { type InitialJs, initialJs, type LighthouseRun, lighthouseRun } from './bench/web.ts';
 import { scratchDatabase } from './lib/scratch-db.ts';
 import { buildServer } from './lib/server-build.ts';
+import { checkoutAt } from './lib/worktree.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const env = process.env;
@@ -315,29 +316,11 @@ async function startDaybook(o: {
   return { base, origin, pid: server.pid as number, seeded, main, stop: () => stop(server) };
 }
 
-/**
- * The server at `rev`, built in a git worktree of its own: this checkout's packages (symlinked), its
- * own workspace packages, Prisma client and build script. Returns its dist folder.
- */
+/** The server at `rev`, built in a git worktree of its own (scripts/lib/worktree.ts). Returns its dist folder. */
 async function buildBaseline(rev: string): Promise<{ dir: string; dist: string }> {
-  const dir = path.join(await mkdtemp(path.join(tmpdir(), 'daybook-bench-baseline-')), 'tree');
   progress(`building the server at ${rev} (the chat baseline) in a worktree`);
-  await run('git', ['worktree', 'add', '--detach', '--force', dir, rev]);
-  cleanups.unshift(async () => {
-    await run('git', ['worktree', 'remove', '--force', dir]).catch(() => {});
-    await rm(path.dirname(dir), { recursive: true, force: true });
-  });
-  const modules = path.join(ROOT, 'node_modules');
-  await mkdir(path.join(dir, 'node_modules', '@daybook'), { recursive: true });
-  for (const name of await readdir(modules))
-    if (name !== '@daybook') await symlink(path.join(modules, name), path.join(dir, 'node_modules', name));
-  // Relative links (../../packages/...): they point into the worktree.
-  for (const name of await readdir(path.join(modules, '@daybook')))
-    await symlink(
-      await readlink(path.join(modules, '@daybook', name)),
-      path.join(dir, 'node_modules', '@daybook', name),
-    );
-  await run('npm', ['run', 'db:generate', '--silent'], dir);
+  const { dir, remove } = await checkoutAt(rev);
+  cleanups.unshift(remove);
   await run('npm', ['run', 'build:server', '--silent'], dir);
   return { dir, dist: path.join(dir, 'apps/server/dist') };
 }

@@ -31,7 +31,8 @@ function run(script: string, ...args: string[]) {
 }
 
 describe('npm run invite', () => {
-  it('creates an invite and prints its signup link once, lists it, revokes it', () => {
+  // Four commands, each a process that loads the server's modules and opens the database.
+  it('creates an invite and prints its signup link once, lists it, revokes it', { timeout: 90_000 }, () => {
     const created = run('invite.ts', 'create', '--uses', '2', '--expires', '7d', '--email', 'Friend@Example.com');
     expect(created.err).toBe('');
     expect(created.code).toBe(0);

@@ -118,6 +118,7 @@ finish || failed "Builds"
 # the moments the tests leave the cores idle (waiting on timers, sockets, child processes) rather
 # than slowing the tests down.
 background "Lint and format" nice -n 19 npx biome ci --reporter=summary --colors=off .
+background "Import rules" nice -n 19 npm run --silent lint:imports
 background "Typecheck" nice -n 19 npm run --silent typecheck
 background "Migration drift" nice -n 19 npm run --silent db:check
 

@@ -1,5 +1,5 @@
 // The figures `npm run bench` reports: medians of the runs, the issue's targets (issue 15), and the
-// tables it prints (Markdown, so the README can show them as they are).
+// tables it prints (Markdown, so docs/benchmarks.md can show them as they are).
 import type { HttpRun } from './protocol.ts';
 
 export const median = (values: number[]) => {

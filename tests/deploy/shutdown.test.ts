@@ -12,7 +12,7 @@ import path from 'node:path';
 import { ANSWER_INTERRUPTED, type TChatMessage, type TServerEvent } from '@daybook/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { SHUTDOWN_LIMIT_MS } from '../../apps/server/src/lib/process.ts';
+import { SHUTDOWN_LIMIT_MS } from '../../apps/server/src/process.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';

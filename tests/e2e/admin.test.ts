@@ -174,4 +174,20 @@ describe('the Admin page', () => {
     await expectAccessible(page, 'admin-model');
     await screenshot(page, 'admin-model');
   });
+
+  it('shows what the model spent, and says when nothing reported its tokens yet', async () => {
+    // The model check's calls are the operator's, not a user's: nothing is kept of them.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.getByRole('tab', { name: 'Usage' }).click();
+    const panel = page.getByRole('tabpanel', { name: 'Usage' });
+    await panel.getByText('No model calls reported their tokens in these 30 days.').waitFor();
+    await panel.getByText('No daily allowance per user is set (LLM_USER_DAILY_TOKENS).').waitFor();
+    await panel.getByRole('combobox', { name: 'Period' }).selectOption({ label: 'Last 7 days' });
+    await panel.getByText('No model calls reported their tokens in these 7 days.').waitFor();
+    await expectAccessible(page, 'admin-usage');
+    await screenshot(page, 'admin-usage');
+    await page.setViewportSize({ width: 360, height: 800 });
+    await expectAccessible(page, 'admin-usage');
+    await screenshot(page, 'admin-usage');
+  });
 });

@@ -1,7 +1,8 @@
 // Test-only entry point: apps/server/src/server.ts with the calendar providers' endpoints pointed at
 // the local fakes. The product reads no endpoints from the environment; only this file does, for e2e.
-import { serve } from '../../apps/server/src/lib/process.ts';
+
 import type { OAuthEndpoints, OAuthProviderId } from '../../apps/server/src/modules/calendar/calendar.types.ts';
+import { serve } from '../../apps/server/src/process.ts';
 
 type Endpoints = Partial<Record<OAuthProviderId, OAuthEndpoints>>;
 

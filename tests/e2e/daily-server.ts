@@ -4,7 +4,7 @@
 // The product has no such routes; only this file adds them, and only on a loopback address.
 import { z } from 'zod';
 import type { Clock } from '../../apps/server/src/lib/clock.ts';
-import { serve } from '../../apps/server/src/lib/process.ts';
+import { serve } from '../../apps/server/src/process.ts';
 
 const ZSetClock = z.object({ at: z.iso.datetime({ offset: true }) });
 

@@ -10,6 +10,7 @@ export interface CompletionRequest {
   response_format?: { type: string; json_schema?: { name: string } };
   tools?: Array<{ type: string; function: { name: string } }>;
   tool_choice?: unknown;
+  stream_options?: { include_usage?: boolean };
 }
 
 /** What the fake answers: text (streamed in pieces when asked to stream), an HTTP error, a stall, or garbage. */
@@ -25,6 +26,8 @@ export type Script =
       stallAfterChunks?: number;
       /** A streamed answer that also calls these tools (streamed in pieces, as real endpoints do). */
       toolCalls?: Array<{ name: string; arguments: string }>;
+      /** The usage to report (a stream reports it in a last chunk when stream_options asks for it). */
+      usage?: { prompt: number; completion: number; cached?: number };
     }
   | { status: number; body?: string }
   | { stall: true }
@@ -66,6 +69,14 @@ export function wordVector(text: string, size = 64): number[] {
   }
   return v;
 }
+
+/** A script's usage as OpenAI reports it. */
+const usageOf = (u: { prompt: number; completion: number; cached?: number }) => ({
+  prompt_tokens: u.prompt,
+  completion_tokens: u.completion,
+  total_tokens: u.prompt + u.completion,
+  ...(u.cached !== undefined ? { prompt_tokens_details: { cached_tokens: u.cached } } : {}),
+});
 
 const lastUser = (req: CompletionRequest) => [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
 
@@ -167,7 +178,7 @@ export async function startFakeOpenAI(
           created: Math.floor(Date.now() / 1000),
           model: body.model,
           choices: [{ index: 0, message, finish_reason: tool ? 'tool_calls' : 'stop' }],
-          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          usage: script.usage ? usageOf(script.usage) : { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
         }),
       );
       return;
@@ -199,6 +210,10 @@ export async function startFakeOpenAI(
       }
     });
     res.write(`data: ${JSON.stringify(chunk(body.model, null, calls.length ? 'tool_calls' : 'stop'))}\n\n`);
+    if (script.usage && body.stream_options?.include_usage)
+      res.write(
+        `data: ${JSON.stringify({ ...chunk(body.model, null, null), choices: [], usage: usageOf(script.usage) })}\n\n`,
+      );
     res.end('data: [DONE]\n\n');
   }
 

@@ -47,6 +47,8 @@ export interface FakeSite {
   readonly inFlightMax: number;
   /** Stalls the body of `path` (after its first kilobyte) for `ms`; 0 removes the delay. */
   setDelay(path: string, ms: number): void;
+  /** Removes the delay of `path` and ends the bodies stalled on it now: a test decides when the page arrives. */
+  release(path: string): void;
   /** Clears hits, finished and inFlightMax. */
   reset(): void;
   close(): Promise<void>;
@@ -78,6 +80,8 @@ export async function startFakeSite(): Promise<FakeSite> {
   const headers = new Map<string, IncomingHttpHeaders>();
   const delays = new Map<string, number>([['/slow', 2000]]);
   const timers = new Set<NodeJS.Timeout>();
+  /** Per path, how to end each body stalled on it now. */
+  const stalled = new Map<string, Set<() => void>>();
   let inFlight = 0;
   let inFlightMax = 0;
   let origin = '';
@@ -106,7 +110,18 @@ export async function startFakeSite(): Promise<FakeSite> {
     }
     // The head and a first piece arrive at once; the rest stalls, as on an overloaded server.
     res.write(body.subarray(0, 1024));
-    later(res, delay, () => res.end(body.subarray(1024)));
+    const waiting = stalled.get(path) ?? new Set<() => void>();
+    stalled.set(path, waiting);
+    let ended = false;
+    const finish = () => {
+      waiting.delete(finish);
+      if (ended) return;
+      ended = true;
+      res.end(body.subarray(1024));
+    };
+    waiting.add(finish);
+    res.once('close', () => waiting.delete(finish));
+    later(res, delay, finish);
   }
 
   const redirect = (res: ServerResponse, location: string) => {
@@ -214,6 +229,10 @@ export async function startFakeSite(): Promise<FakeSite> {
     setDelay(path, ms) {
       if (ms > 0) delays.set(path, ms);
       else delays.delete(path);
+    },
+    release(path) {
+      delays.delete(path);
+      for (const finish of [...(stalled.get(path) ?? [])]) finish();
     },
     reset() {
       hits.clear();

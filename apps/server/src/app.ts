@@ -14,9 +14,11 @@ import { createAccountsRepo } from './modules/accounts/accounts.repo.ts';
 import { type AccountsService, createAccountsService } from './modules/accounts/accounts.service.ts';
 import allauthRoutes from './modules/accounts/allauth.routes.ts';
 import productAuthRoutes from './modules/accounts/product-auth.routes.ts';
-import { createRateLimiter, LIMITS } from './modules/accounts/rate-limit.ts';
+import sessionPlugin from './modules/accounts/session.plugin.ts';
 import { createSessionCache } from './modules/accounts/session-cache.ts';
-import { createSessionsService } from './modules/accounts/sessions.service.ts';
+import { createSessionsService, type SessionsService } from './modules/accounts/sessions.service.ts';
+import { createUsersRepo } from './modules/accounts/users.repo.ts';
+import { createUsersService, type UsersService } from './modules/accounts/users.service.ts';
 import { createAdminRepo } from './modules/admin/admin.repo.ts';
 import adminRoutes from './modules/admin/admin.routes.ts';
 import { createAdminService } from './modules/admin/admin.service.ts';
@@ -27,9 +29,10 @@ import { createCalendarService } from './modules/calendar/calendar.service.ts';
 import type { CalendarService, OAuthEndpoints, OAuthProviderId } from './modules/calendar/calendar.types.ts';
 import { createIcsReader } from './modules/calendar/ics-reader.ts';
 import { type ChatHub, createChatHub } from './modules/chat/chat.hub.ts';
-import { createChatRepo } from './modules/chat/chat.repo.ts';
+import { type ChatPostsService, createChatPostsService } from './modules/chat/chat.posts.service.ts';
+import { type ChatRepo, createChatRepo } from './modules/chat/chat.repo.ts';
 import chatRoutes, { socketErrorHandler } from './modules/chat/chat.routes.ts';
-import { createChatService, presentMessage } from './modules/chat/chat.service.ts';
+import { createChatService } from './modules/chat/chat.service.ts';
 import { createChatSearchRepo } from './modules/chat-search/chat-search.repo.ts';
 import chatSearchRoutes from './modules/chat-search/chat-search.routes.ts';
 import { createChatSearchService } from './modules/chat-search/chat-search.service.ts';
@@ -46,13 +49,19 @@ import { createJobs, type Jobs, type JobsDeps } from './modules/jobs/jobs.servic
 import { createMailer, createMailQueue, type Mailer, type MailQueue } from './modules/mail/mail.service.ts';
 import { createMemoriesRepo } from './modules/memories/memories.repo.ts';
 import memoriesRoutes from './modules/memories/memories.routes.ts';
-import { createMemoriesService } from './modules/memories/memories.service.ts';
+import { createMemoriesService, type MemoriesService } from './modules/memories/memories.service.ts';
 import metricsRoutes from './modules/metrics/metrics.routes.ts';
 import { createMetrics, type Metrics } from './modules/metrics/metrics.ts';
 import { createLlm } from './modules/model/model.client.ts';
+import { createModelGateRepo } from './modules/model/model.gate.repo.ts';
+import { createModelGate, gateLlm, type Priority } from './modules/model/model.gate.ts';
 import { checkModel } from './modules/model/model.probe.ts';
 import type { Llm } from './modules/model/model.types.ts';
+import { createModelUsageRepo, type Purpose } from './modules/model/model.usage.repo.ts';
+import { createUsageMeter } from './modules/model/model.usage.ts';
 import onboardingRoutes from './modules/onboarding/onboarding.routes.ts';
+import { createRateLimitRepo } from './modules/rate-limit/rate-limit.repo.ts';
+import { createRateLimiter, LIMITS } from './modules/rate-limit/rate-limit.service.ts';
 import {
   createMemoryBus,
   createPostgresBus,
@@ -75,8 +84,8 @@ import csrfPlugin from './plugins/csrf.ts';
 import dbPlugin from './plugins/db.ts';
 import errorsPlugin from './plugins/errors.ts';
 import inputPlugin from './plugins/input.ts';
+import routesPlugin from './plugins/routes.ts';
 import securityHeaders from './plugins/security-headers.ts';
-import sessionPlugin from './plugins/session.ts';
 import webApp from './plugins/web-app.ts';
 
 declare module 'fastify' {
@@ -131,7 +140,14 @@ export interface AppDeps {
     'pollingIntervalSeconds' | 'maintenanceIntervalSeconds' | 'cronIntervalSeconds' | 'stopGraceMs'
   >;
   /** Research timing (tests use short ones). */
-  research?: { staleSec?: number; heartbeatMs?: number; retryBaseMs?: number; sweepMs?: number };
+  research?: {
+    staleSec?: number;
+    heartbeatMs?: number;
+    retryBaseMs?: number;
+    sweepMs?: number;
+    /** How long one page may take to extract (its worker runs at the lowest priority: a busy test machine starves it). */
+    extractTimeoutMs?: number;
+  };
   /** Calendar providers' endpoints (tests: local fakes) and how long events are reused. */
   calendar?: { endpoints?: Partial<Record<OAuthProviderId, OAuthEndpoints>>; cacheMs?: number };
   /** The weather provider; `null` for none. Unset: made from config. */
@@ -154,7 +170,7 @@ const DAILY_QUEUE = 'daily-message';
 const DAILY_TICK_CRON = '* * * * *';
 
 // How long answers being written get to finish at shutdown; with what follows (INTERRUPT_MS, the
-// sockets' close, mail, the database) under lib/process.ts's 10 s limit for the whole shutdown.
+// sockets' close, mail, the database) under process.ts's 10 s limit for the whole shutdown.
 const SHUTDOWN_DRAIN_MS = 6_000;
 /** How long clients get to answer the sockets' close at shutdown before they are dropped. */
 const SOCKET_CLOSE_MS = 500;
@@ -162,7 +178,132 @@ const MAIL_DRAIN_MS = 1_500;
 
 /** Builds the whole application. Never listens: server.ts does that. */
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
-  const app = Fastify({
+  const app = createFastify(config);
+  const metrics = await registerPlatform(app, config, deps);
+  const jobs = setUpJobs(app, config, deps, metrics);
+
+  // Services, wired explicitly: each gets exactly what it uses.
+  const clock = deps.clock ?? systemClock;
+  const prisma = app.db.prisma;
+  const secret = await loadSecretKey(config.secretKey, config.db.dataDir);
+  if (secret.generated)
+    app.log.warn(`SECRET_KEY is not set: generated one in ${path.join(config.db.dataDir, 'secret_key')}`);
+  const { mailer, mail } = setUpMail(app, config, deps);
+  const { limiter, sessions, users, invites, accounts } = await setUpAccounts(app, config, {
+    clock,
+    mail,
+    secretKey: secret.key,
+  });
+  const calendar = setUpCalendar(app, config, deps, { clock, secretKey: secret.key });
+
+  await app.register(healthRoutes);
+  await app.register(siteRoutes, { config });
+  await app.register(allauthRoutes, {
+    prefix: '/_allauth/browser/v1',
+    accounts,
+    calendar,
+    publicUrl: config.publicUrl,
+  });
+  await app.register(productAuthRoutes, { accounts });
+  const weather =
+    deps.weather !== undefined
+      ? deps.weather
+      : config.weather.provider === 'open-meteo'
+        ? createOpenMeteo({ ...config.weather, userAgent: config.fetch.userAgent })
+        : null;
+  const bus = setUpRealtime(app, config);
+  app.decorate('setup', {
+    database: app.db.kind === 'postgres' ? 'PostgreSQL' : `embedded PGlite in ${config.db.dataDir}`,
+    realtime: bus.kind,
+    jobs: config.jobs.runWorkers ? 'run in this process' : 'left to worker processes',
+  });
+  const hub = createChatHub(bus);
+  const chatRepo = createChatRepo(app.db.query);
+  const chatPosts = createChatPostsService({ repo: chatRepo, hub, clock });
+  metrics?.collectSockets(() => hub.total());
+  // Signing out (or a password reset or change) closes the chat sockets of the sessions it ended.
+  sessions.onEnded((ended) => hub.endSessions(ended));
+  await app.register(usersRoutes, {
+    accounts,
+    allowGeocode: (userId) => limiter.consume(LIMITS.geocode(userId)),
+    geocode: weather ? geocoder(weather, config.weather.timeoutMs) : null,
+    onSettingsChanged: (userId, settings) => hub.updateUser(userId, settings),
+  });
+  await app.register(
+    accountDataRoutes,
+    accountDataOptions({ prisma, calendar, sessions, users, limiter, clock, log: app.log }),
+  );
+  await app.register(invitesRoutes, { invites });
+  const models = setUpModels(app, config, deps, metrics);
+  await app.register(adminRoutes, {
+    admin: createAdminService({
+      repo: createAdminRepo(prisma, app.db.query),
+      users,
+      sessions,
+      invites,
+      mail,
+      limiter,
+      log: app.log.child({ module: 'admin' }),
+    }),
+    publicUrl: config.publicUrl,
+    checkModel: () => checkModel(config.llm, config.research.embeddingModel),
+    modelUsage: models.usage,
+  });
+  const memories = createMemoriesService({ repo: createMemoriesRepo(prisma, app.db.query), clock, limiter });
+  await app.register(memoriesRoutes, { memories, publicUrl: config.publicUrl });
+
+  const llm = models.chat;
+  if (!llm) app.log.warn('LLM_MODEL is not set: chat answers with a note on how to configure a model.');
+  const research = setUpResearch(app, config, deps, { llm: models.research, hub, chatPosts, clock });
+  await app.register(researchRoutes, { research });
+  await app.register(resourcesRoutes, {
+    resources: createResourcesService({ repo: createResourcesRepo(app.db.query) }),
+  });
+  const daily = setUpDaily(app, config, deps, {
+    llm: models.daily,
+    hub,
+    chatPosts,
+    users,
+    clock,
+    research,
+    calendar,
+    weather,
+    mailer,
+    secret: secret.key,
+    metrics,
+  });
+  await app.register(dailyRoutes, {
+    daily,
+    allowSendNow: (userId) => limiter.consume(LIMITS.dailySendNow(userId)),
+  });
+  const jobsStopped = jobs.stopped;
+  await setUpChat(app, config, {
+    chatRepo,
+    users,
+    hub,
+    bus,
+    llm,
+    memories,
+    clock,
+    metrics,
+    sessions,
+    research,
+    calendar,
+    daily,
+    learningLlm: models.learning,
+    jobsStopped,
+  });
+  await app.register(calendarRoutes, { calendar });
+  await app.register(connectionsRoutes, { calendar });
+  await app.register(docsRoutes);
+
+  await app.register(webApp, config.web);
+  return app;
+}
+
+/** The Fastify instance with the server's options: logging, proxies, body size, routing. */
+function createFastify(config: Config): FastifyInstance {
+  return Fastify({
     logger: {
       level: config.logLevel,
       redact: ['req.headers.cookie', 'req.headers.authorization', 'req.headers["x-csrftoken"]'],
@@ -185,13 +326,20 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // The spec names API paths with a trailing slash; clients that drop it still reach them.
     routerOptions: { ignoreTrailingSlash: true },
   });
+}
 
+/**
+ * What every request passes through: errors, metrics (returned when enabled), input, route
+ * declarations, security headers, cookies, the WebSocket server, and the database.
+ */
+async function registerPlatform(app: FastifyInstance, config: Config, deps: AppDeps) {
   await app.register(errorsPlugin);
   // Prometheus metrics when enabled (each process its own); first, so every request is timed.
   const metrics = config.metrics ? createMetrics() : undefined;
   if (metrics && config.metrics) await app.register(metricsRoutes, { metrics, token: config.metrics.token });
   app.decorate('metrics', metrics ?? null);
   await app.register(inputPlugin);
+  await app.register(routesPlugin);
   await app.register(securityHeaders, { hsts: config.publicUrl.startsWith('https://') });
   await app.register(cookie);
   await app.register(websocket, {
@@ -208,9 +356,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
   await app.register(dbPlugin, { config, db: deps.db });
 
-  // Background jobs: services define their queues while the app is built; the queues are created and
-  // the workers start once it is ready. They stop first at shutdown (preClose, before the chat drain),
-  // while the database is still open.
+  return metrics;
+}
+
+/**
+ * Background jobs: services define their queues while the app is built; the queues are created and
+ * the workers start once it is ready. They stop first at shutdown (preClose, before the chat drain),
+ * while the database is still open. `stopped()` is the stop begun then.
+ */
+function setUpJobs(app: FastifyInstance, config: Config, deps: AppDeps, metrics: Metrics | undefined) {
   const jobs = createJobs({
     ...deps.jobs,
     db: app.db,
@@ -238,13 +392,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     app.log.warn(
       'RUN_WORKERS is off on the embedded database, which no other process can open: background jobs will not run. Set DATABASE_URL to run workers in another process.',
     );
+  return { jobs, stopped: () => jobsStopped };
+}
 
-  // Services, wired explicitly: each gets exactly what it uses.
-  const clock = deps.clock ?? systemClock;
-  const prisma = app.db.prisma;
-  const secret = await loadSecretKey(config.secretKey, config.db.dataDir);
-  if (secret.generated)
-    app.log.warn(`SECRET_KEY is not set: generated one in ${path.join(config.db.dataDir, 'secret_key')}`);
+/** Account mail: the mailer (SMTP or the outbox folder) and the queue that sends after the answer. */
+function setUpMail(app: FastifyInstance, config: Config, deps: AppDeps) {
   const mailLog = app.log.child({ module: 'mail' });
   const mailer =
     deps.mailer ??
@@ -262,8 +414,18 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     if (left) app.log.warn(`${left} mail(s) still being sent at shutdown`);
     if (!deps.mailer) mailer.close();
   });
+  return { mailer, mail };
+}
+
+/** Accounts, sessions, invites and rate limits, with the session and CSRF plugins every route sits behind. */
+async function setUpAccounts(
+  app: FastifyInstance,
+  config: Config,
+  { clock, mail, secretKey }: { clock: Clock; mail: MailQueue; secretKey: string },
+) {
+  const prisma = app.db.prisma;
   const accountsRepo = createAccountsRepo(prisma, app.db.query);
-  const limiter = createRateLimiter({ repo: accountsRepo, clock });
+  const limiter = createRateLimiter({ repo: createRateLimitRepo(prisma), clock });
   const sessionCache =
     app.db.kind === 'postgres' && app.db.url && config.sessionCacheMs > 0
       ? createSessionCache({
@@ -277,6 +439,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     app.addHook('onClose', () => sessionCache.close());
   }
   const sessions = createSessionsService({ repo: accountsRepo, clock, cache: sessionCache });
+  const users = createUsersService({ repo: createUsersRepo(prisma, app.db.query) });
   const invites = createInvitesService({
     repo: createInvitesRepo(prisma, app.db.query),
     clock,
@@ -287,7 +450,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     invites,
     mail,
     limiter,
-    signer: createSigner(secret.key),
+    signer: createSigner(secretKey),
     clock,
     publicUrl: config.publicUrl,
     frontendUrls: config.frontendUrls,
@@ -310,12 +473,22 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     trustedOrigins: config.csrfTrustedOrigins,
     secureCookies,
   });
+  return { limiter, sessions, users, invites, accounts };
+}
 
+/** Calendars: connections (their secrets sealed with the installation's key) and the ICS reader's threads. */
+function setUpCalendar(
+  app: FastifyInstance,
+  config: Config,
+  deps: AppDeps,
+  { clock, secretKey }: { clock: Clock; secretKey: string },
+): CalendarService {
+  const prisma = app.db.prisma;
   const icsReader = createIcsReader();
   app.addHook('onClose', () => icsReader.close());
   const calendar = createCalendarService({
     repo: createCalendarRepo(prisma, app.db.query),
-    box: createSecretBox([secret.key], 'calendar connections'),
+    box: createSecretBox([secretKey], 'calendar connections'),
     clock,
     log: app.log.child({ module: 'calendar' }),
     publicUrl: config.publicUrl,
@@ -326,106 +499,52 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     icsReader,
   });
   app.decorate('calendar', calendar);
+  return calendar;
+}
 
-  await app.register(healthRoutes);
-  await app.register(siteRoutes, { config });
-  await app.register(allauthRoutes, {
-    prefix: '/_allauth/browser/v1',
-    accounts,
-    calendar,
-    publicUrl: config.publicUrl,
-  });
-  await app.register(productAuthRoutes, { accounts });
-  const weather =
-    deps.weather !== undefined
-      ? deps.weather
-      : config.weather.provider === 'open-meteo'
-        ? createOpenMeteo({ ...config.weather, userAgent: config.fetch.userAgent })
-        : null;
-  const bus = setUpRealtime(app, config);
-  app.decorate('setup', {
-    database: app.db.kind === 'postgres' ? 'PostgreSQL' : `embedded PGlite in ${config.db.dataDir}`,
-    realtime: bus.kind,
-    jobs: config.jobs.runWorkers ? 'run in this process' : 'left to worker processes',
-  });
-  const hub = createChatHub(bus);
-  metrics?.collectSockets(() => hub.total());
-  // Signing out (or a password reset or change) closes the chat sockets of the sessions it ended.
-  sessions.onEnded((ended) => hub.endSessions(ended));
-  await app.register(usersRoutes, {
-    accounts,
-    allowGeocode: (userId) => limiter.consume(LIMITS.geocode(userId)),
-    geocode: weather
-      ? async (name) => {
-          const place = await weather.geocode(name, AbortSignal.timeout(config.weather.timeoutMs));
-          return place
-            ? {
-                name: place.name,
-                country_code: place.countryCode,
-                latitude: place.latitude,
-                longitude: place.longitude,
-              }
-            : null;
-        }
-      : null,
-    onSettingsChanged: (userId, settings) => hub.updateUser(userId, settings),
-  });
-  await app.register(
-    accountDataRoutes,
-    accountDataOptions({ prisma, calendar, sessions, limiter, clock, log: app.log }),
-  );
-  await app.register(invitesRoutes, { invites });
-  await app.register(adminRoutes, {
-    admin: createAdminService({
-      repo: createAdminRepo(prisma, app.db.query),
-      sessions,
-      invites,
-      mail,
-      limiter,
-      log: app.log.child({ module: 'admin' }),
-    }),
-    publicUrl: config.publicUrl,
-    checkModel: () => checkModel(config.llm, config.research.embeddingModel),
-  });
-  const memoriesRepo = createMemoriesRepo(prisma, app.db.query);
-  const memories = createMemoriesService({ repo: memoriesRepo, clock, limiter });
-  await app.register(memoriesRoutes, { memories, publicUrl: config.publicUrl });
+/** The weather provider's geocoding, as the settings page's location field uses it. */
+function geocoder(weather: WeatherProvider, timeoutMs: number) {
+  return async (name: string) => {
+    const place = await weather.geocode(name, AbortSignal.timeout(timeoutMs));
+    return place
+      ? { name: place.name, country_code: place.countryCode, latitude: place.latitude, longitude: place.longitude }
+      : null;
+  };
+}
 
-  const model =
-    deps.llm === undefined
-      ? createLlm(config.llm, config.research.embeddingModel, { log: app.log.child({ module: 'model' }) })
-      : deps.llm;
-  const llm = model && metrics ? metrics.instrumentLlm(model) : model;
-  if (!llm) app.log.warn('LLM_MODEL is not set: chat answers with a note on how to configure a model.');
-  const research = setUpResearch(app, config, deps, { llm, hub, clock });
-  await app.register(researchRoutes, { research });
-  await app.register(resourcesRoutes, {
-    resources: createResourcesService({ repo: createResourcesRepo(app.db.query) }),
-  });
-  const daily = setUpDaily(app, config, deps, {
-    llm,
-    hub,
-    clock,
-    research,
-    calendar,
-    weather,
-    mailer,
-    secret: secret.key,
-    metrics,
-  });
-  await app.register(dailyRoutes, {
-    daily,
-    allowSendNow: (userId) => limiter.consume(LIMITS.dailySendNow(userId)),
-  });
+/** The chat: its service, its sockets' routes and search, and its part of the shutdown. */
+async function setUpChat(
+  app: FastifyInstance,
+  config: Config,
+  ports: {
+    chatRepo: ChatRepo;
+    users: UsersService;
+    hub: ChatHub;
+    bus: RealtimeBus;
+    llm: Llm | null;
+    memories: MemoriesService;
+    clock: Clock;
+    metrics: Metrics | undefined;
+    sessions: SessionsService;
+    research: ResearchService;
+    calendar: CalendarService;
+    daily: DailyService;
+    /** The model learning asks (LLM_LEARNING_MODEL, else the chat's). */
+    learningLlm: Llm | null;
+    jobsStopped: () => Promise<void>;
+  },
+) {
+  const { chatRepo, users, hub, bus, llm, memories, clock, metrics, sessions, research, calendar, daily } = ports;
   const chat = createChatService({
     research,
     calendar,
     onOnboarded: (userId) => daily.settingsFromOnboarding(userId),
-    repo: createChatRepo(prisma, app.db.query),
+    repo: chatRepo,
+    users,
     hub,
     llm,
-    learning: createLearningService({ llm, memories, memoriesRepo, log: app.log.child({ module: 'learning' }) }),
-    memoriesRepo,
+    learning: createLearningService({ llm: ports.learningLlm, memories, log: app.log.child({ module: 'learning' }) }),
+    memories,
     clock,
     log: app.log.child({ module: 'chat' }),
     metrics,
@@ -438,7 +557,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     const left = await chat.drain(SHUTDOWN_DRAIN_MS);
     if (left) app.log.warn(`${left} chat task(s) still running at shutdown`);
     await hub.closeAll(CLOSE_CODES.serviceRestart, 'Server restarting', SOCKET_CLOSE_MS);
-    await jobsStopped;
+    await ports.jobsStopped();
   });
   // Last: the answers and research events published until now still reach the tabs on other instances.
   app.addHook('preClose', () => bus.close());
@@ -458,12 +577,47 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     search: createChatSearchService({ repo: createChatSearchRepo(app.db.query) }),
   });
   await app.register(onboardingRoutes, { skip: (userId) => chat.skipOnboarding(userId) });
-  await app.register(calendarRoutes, { calendar });
-  await app.register(connectionsRoutes, { calendar });
-  await app.register(docsRoutes);
+}
 
-  await app.register(webApp, config.web);
-  return app;
+/**
+ * The model of each purpose: the chat's (LLM_MODEL), and learning's, research's and the daily
+ * message's where a model of their own is set (on the same endpoint); each counted in /metrics.
+ * Tests that give a model (deps.llm) get it for every purpose.
+ */
+function setUpModels(app: FastifyInstance, config: Config, deps: AppDeps, metrics: Metrics | undefined) {
+  const log = app.log.child({ module: 'model' });
+  const instrumented = (llm: Llm | null) => (llm && metrics ? metrics.instrumentLlm(llm) : llm);
+  const make = (model: string | undefined) =>
+    instrumented(createLlm({ ...config.llm, model }, config.research.embeddingModel, { log }));
+  const chat = deps.llm !== undefined ? instrumented(deps.llm) : make(config.llm.model);
+  // No chat model, no assistant: a purpose's own model alone does not make one.
+  const own = (model: string | undefined) =>
+    chat && deps.llm === undefined && model && model !== config.llm.model ? make(model) : chat;
+  const { learning, research, daily } = config.llm.purposes ?? {};
+  // Every purpose's calls are metered (tokens per user and purpose, the daily allowance), then wait
+  // in the endpoint's one queue at the purpose's priority.
+  const meter = createUsageMeter({
+    repo: createModelUsageRepo(app.db.query),
+    dailyLimit: config.llm.userDailyTokens ?? null,
+    log,
+    count: metrics?.countPurpose,
+  });
+  const gate = createModelGate({
+    repo: createModelGateRepo(app.db.query),
+    endpoint: config.llm.baseUrl ?? 'https://api.openai.com/v1',
+    limit: config.llm.concurrency ?? 16,
+    log,
+  });
+  app.addHook('onClose', () => gate.close());
+  const gated = (llm: Llm | null, purpose: Purpose, priority: Priority) =>
+    llm && meter.meter(gateLlm(llm, gate, priority), purpose);
+  return {
+    chat: gated(chat, 'chat', 'chat'),
+    learning: gated(own(learning), 'learning', 'background'),
+    research: gated(own(research), 'research', 'research'),
+    daily: gated(own(daily), 'daily', 'background'),
+    usage: (days: number) => meter.report(days),
+  };
 }
 
 /** The realtime bus the chat hub publishes on (see realtime.bus.ts). */
@@ -489,6 +643,8 @@ function setUpDaily(
   ports: {
     llm: Llm | null;
     hub: ChatHub;
+    chatPosts: ChatPostsService;
+    users: UsersService;
     clock: Clock;
     research: ResearchService;
     calendar: CalendarService;
@@ -502,6 +658,7 @@ function setUpDaily(
   const log = app.log.child({ module: 'daily' });
   const daily = createDailyService({
     repo: createDailyRepo(app.db.query),
+    users: ports.users,
     clock,
     log,
     llm: ports.llm,
@@ -522,15 +679,15 @@ function setUpDaily(
         DAILY_QUEUE,
         ids.map((id) => ({ data: { id }, singletonKey: `daily:${id}` })),
       ),
-    posted: (message) => {
-      hub.publish(message.userId, 'chat', {
+    chat: ports.chatPosts,
+    delivered: (userId) => {
+      hub.publish(userId, 'chat', {
         author_type: 'system',
         message_type: 'task_notification_final',
         raw_text: DAILY_MESSAGES.ready,
         message_id: null,
         timestamp: clock.now().toISOString(),
       });
-      hub.publish(message.userId, 'chat', presentMessage(message));
       ports.metrics?.dailyDelivered();
     },
     mailer: ports.mailer,
@@ -575,16 +732,16 @@ function setUpResearch(
   app: FastifyInstance,
   config: Config,
   deps: AppDeps,
-  { llm, hub, clock }: { llm: Llm | null; hub: ChatHub; clock: Clock },
+  { llm, hub, chatPosts, clock }: { llm: Llm | null; hub: ChatHub; chatPosts: ChatPostsService; clock: Clock },
 ): ResearchService {
   const log = app.log.child({ module: 'research' });
   const search = createSearch(config.search, { log: app.log.child({ module: 'search' }) });
   // Users read only that research is not set up; how to set it up is for whoever reads this log.
   if (!search && config.research.dailyLimit > 0) app.log.info(SEARCH_NOT_CONFIGURED_OPERATOR);
   const safeFetch = createSafeFetch(config.fetch);
-  const extractor = createExtractor();
-  app.addHook('onClose', () => extractor.close());
   const timing = deps.research ?? {};
+  const extractor = createExtractor({ timeoutMs: timing.extractTimeoutMs });
+  app.addHook('onClose', () => extractor.close());
   const research = createResearchService({
     repo: createResearchRepo(app.db.prisma, app.db.query),
     llm,
@@ -595,9 +752,9 @@ function setUpResearch(
     enqueue: async (id, delayMs) => {
       await app.jobs.send(RESEARCH_QUEUE, { id }, delayMs ? { startAfter: Math.ceil(delayMs / 1000) } : {});
     },
+    chat: chatPosts,
     events: {
       card: (userId, card) => hub.publish(userId, 'chat', { message_type: 'research', research: card }),
-      posted: (message) => hub.publish(message.userId, 'chat', presentMessage(message)),
       cancelled: (id) => hub.cancelResearch(id),
     },
     clock,

@@ -75,7 +75,7 @@ const profileLinks = z.string().transform((value, ctx) => {
   return links;
 });
 
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   // 'localhost' listens on both 127.0.0.1 and ::1, so browsers reach it whichever they try first.
   HOST: z.string().min(1).default('localhost'),
@@ -110,6 +110,10 @@ const EnvSchema = z.object({
   LLM_BASE_URL: url.optional(),
   LLM_API_KEY: z.string().min(1).optional(),
   LLM_MODEL: z.string().min(1).optional(),
+  // A model per purpose, on the same endpoint; each unset one is LLM_MODEL.
+  LLM_LEARNING_MODEL: z.string().min(1).optional(),
+  LLM_RESEARCH_MODEL: z.string().min(1).optional(),
+  LLM_DAILY_MODEL: z.string().min(1).optional(),
   LLM_TIMEOUT_MS: z.coerce
     .number({ error: 'must be a number of milliseconds' })
     .int()
@@ -117,17 +121,21 @@ const EnvSchema = z.object({
     .max(600_000)
     .default(60_000),
   LLM_MAX_RETRIES: z.coerce.number({ error: 'must be a whole number' }).int().min(0).max(10).default(2),
+  // Model calls at once for the whole installation (model/model.gate.ts); a local server's parallel slots.
+  LLM_CONCURRENCY: z.coerce.number({ error: 'must be a whole number' }).int().min(1).max(1000).default(16),
+  // Tokens (prompt and completion) one user may spend a day; unset: no limit (model/model.usage.ts).
+  LLM_USER_DAILY_TOKENS: z.coerce.number({ error: 'must be a whole number' }).int().min(1000).optional(),
   // Background jobs (research now, daily messages later). Off: this process serves web requests
   // only and another one (npm run worker) runs the jobs.
   RUN_WORKERS: flag.default(true),
-  // How chat events reach every tab of a user when several processes share a database (README:
-  // "Several instances"). Unset: redis with REDIS_URL, else postgres on PostgreSQL, else memory.
+  // How chat events reach every tab of a user when several processes share a database
+  // (docs/architecture.md: "The realtime bus"). Unset: redis with REDIS_URL, else postgres on PostgreSQL, else memory.
   REALTIME_BUS: z.enum(['memory', 'postgres', 'redis']).optional(),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
     .optional(),
-  // Prometheus metrics at /metrics (README: "Metrics"): off unless enabled, and then only for
+  // Prometheus metrics at /metrics (docs/operations.md: "Metrics"): off unless enabled, and then only for
   // requests that bear the token (Authorization: Bearer <token>).
   METRICS_ENABLED: flag.default(false),
   METRICS_TOKEN: z
@@ -138,7 +146,7 @@ const EnvSchema = z.object({
     .optional(),
   // The worker process serves nothing else, so its metrics get a port of their own.
   WORKER_METRICS_PORT: port.default(9464),
-  // Calendar providers, each enabled by its OAuth client (README: "Calendar connections").
+  // Calendar providers, each enabled by its OAuth client (docs/calendars.md).
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
   GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
   MICROSOFT_CLIENT_ID: z.string().min(1).optional(),
@@ -202,7 +210,7 @@ const EnvSchema = z.object({
     .max(600_000)
     .default(30_000),
   // On PostgreSQL, how long a process may reuse a signed-in session for read requests; every change
-  // reaches every process at once (README: "Speed"). 0 reads the database on every request.
+  // reaches every process at once (docs/architecture.md: "Several instances"). 0 reads the database on every request.
   SESSION_CACHE_SECONDS: z.coerce.number({ error: 'must be a number of seconds' }).min(0).max(300).default(10),
   CSRF_TRUSTED_ORIGINS: z
     .string()
@@ -283,7 +291,19 @@ export interface Config {
   /** Pages the mailed links open, `{key}` replaced by the key (allauth's HEADLESS_FRONTEND_URLS). */
   frontendUrls: { verifyEmail: string; resetPassword: string; signup: string };
   /** Any OpenAI-compatible endpoint; `model` unset means no assistant is configured. */
-  llm: { baseUrl?: string; apiKey?: string; model?: string; timeoutMs: number; maxRetries: number };
+  llm: {
+    baseUrl?: string;
+    apiKey?: string;
+    model?: string;
+    /** A model per purpose on the same endpoint; unset ones are `model`. */
+    purposes?: { learning?: string; research?: string; daily?: string };
+    timeoutMs: number;
+    maxRetries: number;
+    /** Model calls at once for the whole installation (LLM_CONCURRENCY); 16 when absent. */
+    concurrency?: number;
+    /** Tokens a user may spend a day (LLM_USER_DAILY_TOKENS); null or absent: no limit. */
+    userDailyTokens?: number | null;
+  };
   /**
    * Chat sockets: how many the server accepts in all (beyond it new ones close with 1013), and how
    * often each is pinged (one that missed the previous ping is dropped; its session is re-checked).
@@ -399,8 +419,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       baseUrl: e.LLM_BASE_URL,
       apiKey: e.LLM_API_KEY,
       model: e.LLM_MODEL,
+      purposes: { learning: e.LLM_LEARNING_MODEL, research: e.LLM_RESEARCH_MODEL, daily: e.LLM_DAILY_MODEL },
       timeoutMs: e.LLM_TIMEOUT_MS,
       maxRetries: e.LLM_MAX_RETRIES,
+      concurrency: e.LLM_CONCURRENCY,
+      userDailyTokens: e.LLM_USER_DAILY_TOKENS ?? null,
     },
     chat: { maxConnections: e.CHAT_MAX_CONNECTIONS, pingIntervalMs: e.CHAT_PING_INTERVAL_MS },
     csrfTrustedOrigins: e.CSRF_TRUSTED_ORIGINS.map((o) => new URL(o).origin),

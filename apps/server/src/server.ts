@@ -1,4 +1,4 @@
 // Entry point: load config, build the app, listen, and shut down gracefully.
-import { serve } from './lib/process.ts';
+import { serve } from './process.ts';
 
 void serve();

@@ -5,8 +5,8 @@ import { setPriority } from 'node:os';
 import { buildApp } from './app.ts';
 import { DatabaseInUseError } from './db/database.ts';
 import { restrictNewFiles } from './lib/private-files.ts';
-import { closeOnSignals, configOrExit } from './lib/process.ts';
 import { serveMetrics } from './modules/metrics/metrics.server.ts';
+import { closeOnSignals, configOrExit } from './process.ts';
 
 async function main() {
   restrictNewFiles();

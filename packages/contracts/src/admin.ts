@@ -102,3 +102,40 @@ export const ZModelCheck = z.object({
   ok: z.boolean(),
 });
 export type TModelCheck = z.infer<typeof ZModelCheck>;
+
+/** What Daybook uses the model for: the chat (and onboarding), learning memories, research, daily messages. */
+export const MODEL_PURPOSES = ['chat', 'learning', 'research', 'daily'] as const;
+export const ZModelPurpose = z.enum(MODEL_PURPOSES);
+/** Days the usage report covers at most (and by default). */
+export const MODEL_USAGE_DAYS = 30;
+/** Users the usage report lists, those who spent most first. */
+export const MODEL_USAGE_TOP_USERS = 10;
+
+/** Tokens as the model endpoint reported them (cached: of the prompt tokens, those it had cached). */
+export const ZTokenCounts = z.object({
+  calls: z.number().int().nonnegative(),
+  prompt_tokens: z.number().int().nonnegative(),
+  cached_tokens: z.number().int().nonnegative(),
+  completion_tokens: z.number().int().nonnegative(),
+});
+
+export const ZModelUsageQuery = z.object({
+  days: z.coerce
+    .number({ error: 'Enter a whole number of days.' })
+    .int('Enter a whole number of days.')
+    .min(1, 'Enter at least 1 day.')
+    .max(MODEL_USAGE_DAYS, `Enter at most ${MODEL_USAGE_DAYS} days.`)
+    .default(MODEL_USAGE_DAYS),
+});
+
+/** GET /api/admin/usage/: the model's tokens over the last `days` days (UTC), today included. */
+export const ZModelUsage = z.object({
+  days: z.number().int(),
+  /** The allowance of tokens per user and day (LLM_USER_DAILY_TOKENS); null: none. */
+  daily_limit: z.number().int().nullable(),
+  totals: ZTokenCounts,
+  by_purpose: z.array(ZTokenCounts.extend({ purpose: ZModelPurpose })),
+  by_day: z.array(ZTokenCounts.extend({ day: z.string() })),
+  top_users: z.array(ZTokenCounts.extend({ id: z.number().int(), email: z.string() })),
+});
+export type TModelUsage = z.infer<typeof ZModelUsage>;

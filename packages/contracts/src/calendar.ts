@@ -116,6 +116,8 @@ export const ZCalendarConnection = z.object({
   created: z.string(),
 });
 export type TCalendarConnection = z.infer<typeof ZCalendarConnection>;
+/** GET /api/calendar/connections/: a bare array. */
+export const ZCalendarConnectionList = z.array(ZCalendarConnection);
 
 /** The connections page's "Add an ICS calendar" form. */
 export const ZIcsConnectForm = z.object({

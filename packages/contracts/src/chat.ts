@@ -23,6 +23,10 @@ export const CLOSE_CODES = {
   tryAgainLater: 1013,
 } as const;
 
+/** The two conversations each user has: the chat, and the onboarding interview (/ws/<channel>/). */
+export const ZChatChannel = z.enum(['chat', 'onboarding']);
+export type TChatChannel = z.infer<typeof ZChatChannel>;
+
 export const ZAuthorType = z.enum(['human', 'assistant', 'system']);
 export type TAuthorType = z.infer<typeof ZAuthorType>;
 
@@ -63,7 +67,7 @@ export type TChatMessage = z.infer<typeof ZChatMessage>;
 /** Shown under an answer the user stopped. */
 export const ANSWER_STOPPED = 'Stopped';
 
-// ---- additive server → client types (documented in README "Chat protocol") ----
+// ---- additive server → client types (documented in docs/chat.md "Chat protocol") ----
 
 /** Sent once right after connecting: the most recent messages, oldest first. */
 export const ZHistoryEvent = z.object({
@@ -218,7 +222,7 @@ export type TClientEvent = z.infer<typeof ZClientEvent>;
 export const ZChatHistoryQuery = z.object({
   before: ZRowId.optional(),
   limit: z.coerce.number().int().min(1).max(100).default(CHAT_HISTORY_SIZE),
-  channel: z.enum(['chat', 'onboarding']).default('chat'),
+  channel: ZChatChannel.default('chat'),
 });
 
 export const ZChatHistoryPage = z.object({ results: z.array(ZChatMessage), has_more: z.boolean() });

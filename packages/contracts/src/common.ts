@@ -39,3 +39,12 @@ export const MAX_ROW_ID = 2_147_483_647;
 
 /** A row id from a query string or path: a positive integer a row could have. */
 export const ZRowId = z.coerce.number().int().positive().max(MAX_ROW_ID);
+
+/** A row id in a path (`/api/memories/{id}/`): digits only. Anything else names no row (404). */
+export const ZPathRowId = z
+  .string()
+  .regex(/^\d{1,10}$/)
+  .transform(Number)
+  .pipe(z.number().int().positive().max(MAX_ROW_ID));
+/** The path parameters of a route about one row. */
+export const ZRowParams = z.object({ id: ZPathRowId });

@@ -80,6 +80,8 @@ export const ZResearchCard = z.object({
   error: z.string().nullable(),
   /** Waiting to try again after a run failed in a way a retry can help with (or was interrupted). */
   retrying: z.boolean(),
+  /** Its step waits for the assistant model, busy with other requests; absent when not. */
+  waiting_for_model: z.boolean().optional(),
   /** Grows with every change: of two cards of one research, the higher is the newer. */
   version: z.number().int().nonnegative(),
   created: z.string(),

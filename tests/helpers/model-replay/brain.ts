@@ -15,7 +15,8 @@ export interface Request {
 
 export type Answer = { text: string } | { toolCall: { name: string; arguments: string } } | { json: unknown };
 
-const textOf = (content: unknown): string =>
+/** A message's text, whether its content is a string or a list of parts. */
+export const textOf = (content: unknown): string =>
   typeof content === 'string'
     ? content
     : Array.isArray(content)

@@ -9,7 +9,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PGLITE_SEED_DIR } from '../config.ts';
-import { PrismaClient } from '../generated/prisma/client.ts';
+import { type Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { privateDir, tightenTree } from '../lib/private-files.ts';
 import {
   applyMigrations,
@@ -39,6 +39,9 @@ export interface DatabaseOptions {
  * every request runs (a session's lookup costs a third of the database's time that way): one name
  * per text, and only for texts whose plan suits every parameter.
  */
+/** The client or an open transaction: every repo method takes either. */
+export type Tx = Prisma.TransactionClient | PrismaClient;
+
 export type Query = <T>(text: string, params?: unknown[], name?: string) => Promise<T[]>;
 
 /**

@@ -8,7 +8,8 @@ import { createPGlite } from './pglite-seed.ts';
 
 const scratch = (name: string) => mkdtemp(path.join(tmpdir(), `daybook-seed-${name}-`));
 
-describe('createPGlite', () => {
+// Each test makes two or three whole clusters (an initdb is seconds of CPU on a busy 2-core machine).
+describe('createPGlite', { timeout: 90_000 }, () => {
   it('keeps the first new cluster and starts the next from it, empty and working', async () => {
     const seedDir = await scratch('keep');
     const first = await createPGlite(undefined, {}, seedDir);

@@ -18,13 +18,16 @@ describe('the error handler', () => {
       loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SECRET_KEY: TEST_SECRET, PUBLIC_URL: 'http://daybook.test' }),
       { db: database.db },
     );
-    app.post('/api/test/echo/', async (request) =>
+    // A handler's own parse, as routes without a body schema still do (the signup form).
+    // Test routes, no part of the API's reference (docs: false).
+    const PUBLIC = { config: { auth: 'public', docs: false } } as const;
+    app.post('/api/test/echo/', PUBLIC, async (request) =>
       z.object({ name: z.string().min(1, 'Name is required') }).parse(request.body),
     );
-    app.get('/api/test/conflict/', async () => {
+    app.get('/api/test/conflict/', PUBLIC, async () => {
       throw new AppError('conflict', 'That key is already used', { key: ['That key is already used'] });
     });
-    app.get('/api/test/crash/', async () => {
+    app.get('/api/test/crash/', PUBLIC, async () => {
       throw new Error('database password is hunter2');
     });
     await app.ready();

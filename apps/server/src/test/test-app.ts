@@ -56,6 +56,9 @@ export async function createTestApp(
     jobs: { pollingIntervalSeconds: 0.5 },
     dailySchedule: false,
     ...deps,
+    // Extraction runs at the lowest priority (chat first); beside the rest of the suite on two cores
+    // a small page has taken over the 5 s meant for real ones, and a research then cited 2 of 3.
+    research: { extractTimeoutMs: 60_000, ...deps.research },
     db: database.db,
   });
   // Every account API response any test produces is checked against allauth's OpenAPI document.

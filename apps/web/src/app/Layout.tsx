@@ -1,9 +1,9 @@
 import { Outlet, useLocation } from 'react-router-dom';
 import { ErrorBoundary } from '../components/ErrorBoundary.tsx';
 import { Footer } from '../components/Footer.tsx';
-import { NavBar } from '../components/NavBar.tsx';
 import { EmailVerificationProvider, VerifyEmailReminder } from '../features/auth/email-verification.tsx';
 import { PageAnnouncer } from '../lib/page-title.tsx';
+import { NavBar } from './NavBar.tsx';
 
 export function Layout() {
   const { pathname } = useLocation();

@@ -33,7 +33,7 @@ const DailyMessagePage = lazy(() =>
 const AdminPage = lazy(() => import('../features/admin/AdminPage.tsx').then((m) => ({ default: m.AdminPage })));
 // Pages off the first screen (account settings, memories, the rarer auth steps, the creator's page)
 // load when opened, keeping the first download within the 150 KB budget (scripts/web-size.ts).
-const ProfilePage = lazy(() => import('../features/auth/ProfilePage.tsx').then((m) => ({ default: m.ProfilePage })));
+const ProfilePage = lazy(() => import('../features/profile/ProfilePage.tsx').then((m) => ({ default: m.ProfilePage })));
 const MemoriesPage = lazy(() =>
   import('../features/memories/MemoriesPage.tsx').then((m) => ({ default: m.MemoriesPage })),
 );

@@ -3,9 +3,10 @@
 import { ZAccountExport } from '@daybook/contracts';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { RateLimiter } from '../accounts/rate-limit.ts';
 import type { SessionsService } from '../accounts/sessions.service.ts';
+import type { UsersService } from '../accounts/users.service.ts';
 import type { CalendarService } from '../calendar/calendar.types.ts';
+import type { RateLimiter } from '../rate-limit/rate-limit.service.ts';
 import { type AccountDataRepo, EXPORT_PAGE_SIZE } from './account-data.repo.ts';
 import { createAccountDataService, exportFilename } from './account-data.service.ts';
 
@@ -63,6 +64,7 @@ function service(repo: AccountDataRepo) {
     repo,
     calendar: {} as CalendarService,
     sessions: {} as SessionsService,
+    users: {} as UsersService,
     limiter: { consume: async () => true } as unknown as RateLimiter,
     clock: { now: () => AT },
     log: pino({ level: 'silent' }),

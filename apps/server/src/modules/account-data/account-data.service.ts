@@ -14,16 +14,19 @@ import {
   type TTemperatureUnit,
 } from '@daybook/contracts';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Tx } from '../../db/database.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { localDate } from '../../lib/day.ts';
 import { AppError } from '../../lib/errors.ts';
-import type { UserRow } from '../accounts/accounts.repo.ts';
 import { presentLocation } from '../accounts/accounts.service.ts';
-import { verifyPassword } from '../accounts/passwords.ts';
-import { LIMITS, type RateLimiter } from '../accounts/rate-limit.ts';
+import type { UserRow } from '../accounts/index.ts';
+import { verifyPassword } from '../accounts/index.ts';
 import type { SessionsService } from '../accounts/sessions.service.ts';
+import type { UsersService } from '../accounts/users.service.ts';
 import { PROVIDER_NAMES } from '../calendar/calendar.service.ts';
 import type { CalendarService } from '../calendar/calendar.types.ts';
-import { localDate } from '../calendar/day.ts';
+import { LIMITS, type RateLimiter } from '../rate-limit/rate-limit.service.ts';
+import { forgetUserEvents } from '../realtime/index.ts';
 import { type AccountDataRepo, EXPORT_PAGE_SIZE } from './account-data.repo.ts';
 
 type Row<K extends keyof AccountDataRepo> =
@@ -153,12 +156,37 @@ export interface AccountDataDeps {
   repo: AccountDataRepo;
   calendar: CalendarService;
   sessions: SessionsService;
+  /** The user's row and the administrators' lock belong to accounts. */
+  users: Pick<UsersService, 'lockAdmins' | 'isLastActiveAdmin' | 'othersExist' | 'delete'>;
   limiter: RateLimiter;
   clock: Clock;
   log: FastifyBaseLogger;
 }
 
-export function createAccountDataService({ repo, calendar, sessions, limiter, clock, log }: AccountDataDeps) {
+export function createAccountDataService({ repo, calendar, sessions, users, limiter, clock, log }: AccountDataDeps) {
+  /** Whether deleting `userId` would leave other accounts without an active administrator. */
+  const isLastAdmin = async (userId: number, tx?: Tx) =>
+    (await users.isLastActiveAdmin(userId, tx)) && (await users.othersExist(userId, tx));
+
+  /**
+   * Deletes the user; every table that names them cascades (addresses, sessions, memories, chat,
+   * researches, daily messages, calendar connections and OAuth states, invite uses), and invites
+   * they created stay for the other administrators (created_by becomes null). What no foreign key
+   * reaches goes in the same transaction: their rate-limit rows (keyed by id or address), the
+   * realtime bus's recent events about them, and signed-out sessions that remember them in a
+   * pending verification step. 'last_admin' (nothing deleted) when the user is, by now, the last
+   * active administrator: the check takes the admin area's lock, so two administrators leaving at
+   * once (or one leaving while demoting the other) cannot both go.
+   */
+  const deleteUser = (userId: number, emails: string[]): Promise<boolean | 'last_admin'> =>
+    repo.transaction(async (tx) => {
+      await users.lockAdmins(tx);
+      if (await isLastAdmin(userId, tx)) return 'last_admin';
+      await limiter.forgetUser(userId, emails, tx);
+      await forgetUserEvents(userId, tx);
+      return users.delete(userId, tx);
+    });
+
   /** `"name":[` rows `]`, one page of rows per chunk, ids ascending. */
   async function* array<R extends { id: number }>(
     name: string,
@@ -215,8 +243,7 @@ export function createAccountDataService({ repo, calendar, sessions, limiter, cl
      */
     async deleteAccount(user: UserRow, password: string): Promise<void> {
       if (!user.passwordHash) throw new AppError('forbidden', ACCOUNT_DATA_MESSAGES.noPassword);
-      if (user.isAdmin && (await repo.isLastAdmin(user.id)))
-        throw new AppError('conflict', ACCOUNT_DATA_MESSAGES.lastAdmin);
+      if (user.isAdmin && (await isLastAdmin(user.id))) throw new AppError('conflict', ACCOUNT_DATA_MESSAGES.lastAdmin);
       // Counted before the password is checked, as logins are: parallel guesses get no more tries.
       const attempt = await limiter.attempt(LIMITS.accountDeleteFailed(user.id));
       if (!attempt.allowed)
@@ -233,7 +260,7 @@ export function createAccountDataService({ repo, calendar, sessions, limiter, cl
       for (const connection of await calendar.list(user.id)) await calendar.disconnect(user.id, connection.id);
       const emails = (await repo.findUser(user.id))?.emailAddresses.map((e) => e.email) ?? [user.email];
       // Checked again under the admin area's lock: another administrator may have left meanwhile.
-      if ((await repo.deleteUser(user.id, emails)) === 'last_admin')
+      if ((await deleteUser(user.id, emails)) === 'last_admin')
         throw new AppError('conflict', ACCOUNT_DATA_MESSAGES.lastAdmin);
       // The rows are gone with the user; this tells whatever holds a session open (chat sockets, on
       // every instance) that they ended.

@@ -1,8 +1,7 @@
-// The only place account data touches Prisma: users, their email addresses, sessions, rate limits.
-import type { Query } from '../../db/database.ts';
+// Account data in the database: users, their email addresses and sessions. The session read every
+// request makes goes straight to the driver (SQL); the rest through Prisma.
+import type { Query, Tx } from '../../db/database.ts';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
-
-export type Tx = Prisma.TransactionClient | PrismaClient;
 
 export type UserRow = Awaited<ReturnType<PrismaClient['user']['findUniqueOrThrow']>>;
 export type EmailRow = Awaited<ReturnType<PrismaClient['emailAddress']['findUniqueOrThrow']>>;
@@ -46,13 +45,6 @@ const prismaQuery =
   (prisma: PrismaClient): Query =>
   <T>(text: string, params: unknown[] = []) =>
     prisma.$queryRawUnsafe<T[]>(text, ...params);
-
-/**
- * How long a rate-limit reservation may wait for a connection, and run. A burst (100 parallel
- * sign-ins) queues for the pool: Prisma's defaults (2 s, 5 s) answered part of it with 500 on a busy
- * machine. It waits as long as any slow request would.
- */
-const RESERVE_TX = { maxWait: 15_000, timeout: 15_000 };
 
 export function createAccountsRepo(prisma: PrismaClient, query: Query = prismaQuery(prisma)) {
   return {
@@ -190,36 +182,6 @@ export function createAccountsRepo(prisma: PrismaClient, query: Query = prismaQu
         data: { userId: null, data },
       }),
     deleteExpiredSessions: (now: Date, tx: Tx = prisma) => tx.session.deleteMany({ where: { expiresAt: { lt: now } } }),
-
-    // ---- rate limits ----
-    /**
-     * Counts and records one hit on every key at once, or none when a key is full. Each key's
-     * advisory lock serialises its count-then-insert across connections and instances.
-     */
-    reserveHits(limits: Array<{ key: string; max: number; since: Date }>, at: Date) {
-      return prisma.$transaction(async (tx): Promise<{ ids: bigint[] } | { fullSince: Date; key: string }> => {
-        // Sorted, so two reservations over the same keys never wait on each other in a cycle.
-        for (const key of [...new Set(limits.map((l) => l.key))].sort()) {
-          await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${key}))`;
-        }
-        for (const { key, max, since } of limits) {
-          const hits = await tx.rateLimitHit.findMany({
-            where: { key, at: { gt: since } },
-            orderBy: { at: 'desc' },
-            take: max,
-            select: { at: true },
-          });
-          // The oldest of the newest `max` hits: once it leaves the window there is room again.
-          if (hits.length >= max) return { key, fullSince: hits[max - 1]?.at ?? at };
-        }
-        const ids: bigint[] = [];
-        for (const { key } of limits) ids.push((await tx.rateLimitHit.create({ data: { key, at } })).id);
-        return { ids };
-      }, RESERVE_TX);
-    },
-    deleteHits: (ids: bigint[], tx: Tx = prisma) => tx.rateLimitHit.deleteMany({ where: { id: { in: ids } } }),
-    clearHits: (key: string, tx: Tx = prisma) => tx.rateLimitHit.deleteMany({ where: { key } }),
-    deleteHitsBefore: (before: Date, tx: Tx = prisma) => tx.rateLimitHit.deleteMany({ where: { at: { lt: before } } }),
   };
 }
 

@@ -2,9 +2,9 @@
 // API's 401 carries meta.session_ended (additive), and nothing else about the account.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_COOKIE } from '../../plugins/session.ts';
 import { PASSWORD, randomIp, signedInUser } from '../../test/factories.ts';
 import { Browser, createTestApp, type TestApp } from '../../test/test-app.ts';
+import { SESSION_COOKIE } from './session.plugin.ts';
 
 const API = '/_allauth/browser/v1';
 let t: TestApp;

@@ -5,6 +5,8 @@ import { createTestDatabase, type TestDatabase } from '../../../../../tests/help
 import { REPO_ROOT } from '../../config.ts';
 import { type Database, openDatabase } from '../../db/database.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { createUsersRepo } from '../accounts/users.repo.ts';
+import { createUsersService } from '../accounts/users.service.ts';
 import { createInvitesRepo } from '../invites/invites.repo.ts';
 import { createInvitesService } from '../invites/invites.service.ts';
 import { createAdminRepo } from './admin.repo.ts';
@@ -154,6 +156,7 @@ describe.each([
   it('lists users as the Prisma read did: order, ties, last sign-in, verified, search, pages and counts', async () => {
     const admin = createAdminService({
       repo: createAdminRepo(db.prisma, db.query),
+      users: createUsersService({ repo: createUsersRepo(db.prisma, db.query) }),
       sessions: { destroyAllFor: async () => {} },
       invites: { create: async () => Promise.reject(new Error('unused')) },
       mail: { send: () => {} },

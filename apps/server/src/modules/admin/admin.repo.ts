@@ -1,7 +1,6 @@
 // The admin area's view of accounts: listing users and changing their standing.
-import type { Query } from '../../db/database.ts';
+import type { Query, Tx } from '../../db/database.ts';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
-import type { Tx } from '../accounts/accounts.repo.ts';
 
 // The primary address's state, and the newest session: a signup signs in without a password login.
 const withPrimary = {
@@ -70,17 +69,6 @@ export function createAdminRepo(prisma: PrismaClient, query: Query) {
     },
 
     findUser: (id: number, tx: Tx = prisma) => tx.user.findUnique({ where: { id }, include: withPrimary }),
-
-    updateUser: (id: number, data: { isActive?: boolean; isAdmin?: boolean }, tx: Tx = prisma) =>
-      tx.user.update({ where: { id }, data, include: withPrimary }),
-
-    countActiveAdmins: (exceptId: number, tx: Tx = prisma) =>
-      tx.user.count({ where: { isAdmin: true, isActive: true, NOT: { id: exceptId } } }),
-
-    /** Changes to who is an active administrator take turns, so two at once cannot remove the last one. */
-    async lockAdmins(tx: Tx) {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('daybook:admins'))`;
-    },
   };
 }
 

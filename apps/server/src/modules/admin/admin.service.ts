@@ -3,12 +3,13 @@
 import type { TAdminUser, TSendInviteRequest, TSendInviteResponse, TUpdateAdminUserRequest } from '@daybook/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../lib/errors.ts';
-import type { UserRow } from '../accounts/accounts.repo.ts';
-import { LIMITS, type RateLimiter } from '../accounts/rate-limit.ts';
+import type { UserRow } from '../accounts/index.ts';
 import type { SessionsService } from '../accounts/sessions.service.ts';
+import type { UsersService } from '../accounts/users.service.ts';
 import type { InvitesService } from '../invites/invites.service.ts';
+import { mails } from '../mail/index.ts';
 import type { MailQueue } from '../mail/mail.service.ts';
-import { mails } from '../mail/templates.ts';
+import { LIMITS, type RateLimiter } from '../rate-limit/rate-limit.service.ts';
 import type { AdminRepo, AdminUserRow } from './admin.repo.ts';
 
 export const ADMIN_ERRORS = {
@@ -40,6 +41,7 @@ export function presentUser(user: AdminUserRow): TAdminUser {
 
 export function createAdminService({
   repo,
+  users,
   sessions,
   invites,
   mail,
@@ -47,6 +49,8 @@ export function createAdminService({
   log,
 }: {
   repo: AdminRepo;
+  /** Standing changes go through accounts, which owns the user's row, under its administrators' lock. */
+  users: Pick<UsersService, 'lockAdmins' | 'isLastActiveAdmin' | 'setStanding'>;
   sessions: Pick<SessionsService, 'destroyAllFor'>;
   invites: Pick<InvitesService, 'create'>;
   mail: Pick<MailQueue, 'send'>;
@@ -71,17 +75,19 @@ export function createAdminService({
     /** Applies `patch` to user `id` on behalf of `actor`, refusing what would lock everyone out. */
     async updateUser(actor: UserRow, id: number, patch: TUpdateAdminUserRequest): Promise<TAdminUser> {
       const { before, after } = await repo.transaction(async (tx) => {
-        await repo.lockAdmins(tx);
+        await users.lockAdmins(tx);
         const user = await repo.findUser(id, tx);
         if (!user) throw new AppError('not_found', ADMIN_ERRORS.userNotFound);
         if (id === actor.id && patch.is_active === false)
           throw new AppError('bad_request', ADMIN_ERRORS.deactivateSelf);
         if (id === actor.id && patch.is_admin === false) throw new AppError('bad_request', ADMIN_ERRORS.demoteSelf);
         const staysActiveAdmin = (patch.is_active ?? user.isActive) && (patch.is_admin ?? user.isAdmin);
-        if (user.isActive && user.isAdmin && !staysActiveAdmin && (await repo.countActiveAdmins(id, tx)) === 0) {
+        if (!staysActiveAdmin && (await users.isLastActiveAdmin(id, tx))) {
           throw new AppError('bad_request', ADMIN_ERRORS.lastAdmin);
         }
-        const changed = await repo.updateUser(id, { isActive: patch.is_active, isAdmin: patch.is_admin }, tx);
+        await users.setStanding(id, { isActive: patch.is_active, isAdmin: patch.is_admin }, tx);
+        const changed = await repo.findUser(id, tx);
+        if (!changed) throw new AppError('not_found', ADMIN_ERRORS.userNotFound);
         return { before: user, after: changed };
       });
       // Signed out everywhere now: sessions go, and with them the user's open chat sockets.

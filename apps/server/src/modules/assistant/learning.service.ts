@@ -5,9 +5,11 @@
 import { MEMORY_TYPES, type TMemoryType } from '@daybook/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
-import type { MemoriesRepo, MemoryRow } from '../memories/memories.repo.ts';
+import type { MemoryRow } from '../memories/index.ts';
 import type { MemoriesService } from '../memories/memories.service.ts';
+import { UsageLimitError } from '../model/model.errors.ts';
 import type { Llm } from '../model/model.types.ts';
+import { nothingToLearn } from './learnable.ts';
 import { MEMORY_SELECTION } from './prompt.ts';
 
 const TYPES = MEMORY_TYPES.map((t) => t.value) as [TMemoryType, ...TMemoryType[]];
@@ -69,13 +71,8 @@ export interface LearnedFrom {
   source: 'chat' | 'onboarding';
 }
 
-export function createLearningService(deps: {
-  llm: Llm | null;
-  memories: MemoriesService;
-  memoriesRepo: MemoriesRepo;
-  log: FastifyBaseLogger;
-}) {
-  const { llm, memories, memoriesRepo, log } = deps;
+export function createLearningService(deps: { llm: Llm | null; memories: MemoriesService; log: FastifyBaseLogger }) {
+  const { llm, memories, log } = deps;
 
   /** The operations that are well formed; a malformed one is skipped, never the whole answer. */
   function valid(list: unknown[]): Operation[] {
@@ -103,7 +100,7 @@ export function createLearningService(deps: {
     for (const op of ops) {
       try {
         if (op.action === 'ADD' && op.key && op.data) {
-          const same = await memoriesRepo.findActiveByKey(userId, op.key);
+          const same = await memories.findActiveByKey(userId, op.key);
           const data = op.data.toLowerCase();
           if (known.some((m) => m.data.toLowerCase() === data)) continue;
           // "Lives in Lisbon" adds nothing to "Lives in Lisbon, Portugal (Alfama)", which the user may have written.
@@ -166,27 +163,37 @@ export function createLearningService(deps: {
       known?: MemoryRow[],
     ): Promise<LearnedChange[]> {
       if (!llm || !user.learnFromChats) return [];
+      // Greetings, thanks and the like: nothing to keep, so no model call (see learnable.ts).
+      if (nothingToLearn(text)) return [];
       let candidates = known;
       if (!candidates) {
-        const { relevant, core, recent } = await memoriesRepo.select(user.id, text, MEMORY_SELECTION);
+        const { relevant, core, recent } = await memories.select(user.id, text, MEMORY_SELECTION);
         candidates = [...core, ...relevant, ...recent];
       }
       const unique = [...new Map(candidates.map((m) => [m.id, m])).values()];
       const list = unique.map((m) => ({ id: m.id, key: m.key, data: m.data, memory_type: m.memoryType }));
       // Explicit requests ("remember that...", "forget that...") arrive here too.
-      const answer = await llm.structured({
-        messages: [
-          { role: 'system', content: INSTRUCTIONS },
-          {
-            role: 'user',
-            content: `Existing memories:\n${JSON.stringify(list)}\n\nThe user's latest message:\n${text}`,
-          },
-        ],
-        name: 'save_memory_changes',
-        description: 'Add, update or delete memories about the user.',
-        parameters: EXTRACTION_SCHEMA as unknown as Record<string, unknown>,
-        schema: ZExtraction,
-      });
+      const answer = await llm
+        .structured({
+          messages: [
+            { role: 'system', content: INSTRUCTIONS },
+            {
+              role: 'user',
+              content: `Existing memories:\n${JSON.stringify(list)}\n\nThe user's latest message:\n${text}`,
+            },
+          ],
+          name: 'save_memory_changes',
+          userId: user.id,
+          description: 'Add, update or delete memories about the user.',
+          parameters: EXTRACTION_SCHEMA as unknown as Record<string, unknown>,
+          schema: ZExtraction,
+        })
+        // The user's allowance of the day is spent: nothing is learned until it renews.
+        .catch((err) => {
+          if (err instanceof UsageLimitError) return null;
+          throw err;
+        });
+      if (!answer) return [];
       return apply(user.id, origin, valid(answer.operations), unique);
     },
   };

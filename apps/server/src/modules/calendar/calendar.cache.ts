@@ -1,6 +1,7 @@
 // A short-lived cache of what calendars answered: callers asking at once share one load, failures are
 // kept briefly too (a calendar that fails is not fetched again on every read), and the whole cache is
 // bounded by weight (events, characters), not only by entries, so no user can fill the memory.
+import type { SourceEvent } from './calendar.types.ts';
 
 export interface CacheOptions<T> {
   ttlMs: number;
@@ -72,3 +73,35 @@ export function createCache<T>(options: CacheOptions<T>): Cache<T> {
     },
   };
 }
+
+/** Events held in the cache in all, and characters of ICS text: bounded whatever users ask for. */
+const EVENTS_CACHE_MAX = 200_000;
+const ICS_CACHE_MAX_CHARS = 50_000_000;
+
+/** The calendar module's caches, by connection id; a connection that changes is forgotten in both. */
+export function createCalendarCaches(options: { ttlMs: number; now(): number }) {
+  const { ttlMs, now } = options;
+  const events = createCache<{ events: SourceEvent[]; notes: string[] }>({
+    ttlMs,
+    maxWeight: EVENTS_CACHE_MAX,
+    weigh: ({ events }) => events.length,
+    now,
+  });
+  // The calendars' text, parsed again in the ICS worker only when another day is asked for.
+  const ics = createCache<string>({
+    ttlMs,
+    maxWeight: ICS_CACHE_MAX_CHARS,
+    weigh: (t) => t.length,
+    now,
+  });
+  return {
+    events,
+    ics,
+    forget(id: number) {
+      events.dropPrefix(`${id}:`);
+      ics.dropPrefix(`${id}:`);
+    },
+  };
+}
+
+export type CalendarCaches = ReturnType<typeof createCalendarCaches>;

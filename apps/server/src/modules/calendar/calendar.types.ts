@@ -1,6 +1,7 @@
 // What the calendar module's parts share: the events providers give, and the service the pages,
 // the allauth endpoints, the API and the chat use.
 import type { TCalendarConnection, TCalendarDay, TCalendarProviderId } from '@daybook/contracts';
+import type { DayWindow } from '../../lib/day.ts';
 
 /** An event as a source gives it, before it is placed in the user's day. */
 export type SourceEvent = {
@@ -15,16 +16,7 @@ export type SourceEvent = {
   | { allDay: false; start: Date; end: Date }
 );
 
-/** The window a day covers: the local date, and its first and last instants in the user's zone. */
-export interface DayWindow {
-  /** YYYY-MM-DD */
-  date: string;
-  timeZone: string;
-  /** The day's first instant. */
-  start: Date;
-  /** The next day's first instant (exclusive). */
-  end: Date;
-}
+export type { DayWindow };
 
 export type OAuthProviderId = Exclude<TCalendarProviderId, 'ics'>;
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { dayWindow } from '../../lib/day.ts';
 import { CalendarError } from './calendar.types.ts';
-import { dayWindow } from './day.ts';
 import { IcsError, parseIcs } from './ics.ts';
 import { createIcsReader, TOO_COMPLEX } from './ics-reader.ts';
 

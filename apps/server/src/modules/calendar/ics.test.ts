@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import ICAL from 'ical.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { dayWindow, zonedIso } from '../../lib/day.ts';
 import type { SourceEvent } from './calendar.types.ts';
-import { dayWindow, zonedIso } from './day.ts';
 import { EVENTS_MAX, IcsError, type ParsedCalendar, parseIcs as parseWithClock } from './ics.ts';
 
 // The budgets' clock stands still, so what a calendar lists never depends on how busy the machine is

@@ -5,8 +5,11 @@
 // Every step is bounded, since a feed is anyone's text: lines are screened before ical.js reads them,
 // RRULEs are priced in steps and in wall time, zones per calendar are capped, and so is a day's list.
 import ICAL from 'ical.js';
+import { offsetMs, wallMs, wallToInstant } from '../../lib/day.ts';
 import type { DayWindow, SourceEvent } from './calendar.types.ts';
-import { offsetMs, wallMs, wallToInstant } from './day.ts';
+import { type BudgetClock, createSeriesBudget, OutOfSteps, Overrun, type Spend } from './ics.budget.ts';
+
+export type { BudgetClock } from './ics.budget.ts';
 
 const NOT_A_CALENDAR = 'That address did not return a calendar (an .ics file).';
 
@@ -39,20 +42,6 @@ const SECOND = 1000;
 const DAY = 86_400_000;
 // Wall times and instants differ by a zone's offset (at most ~14 h); candidates are kept within this.
 const MARGIN = 2 * DAY;
-/** RRULE steps one event may take for one window: a FREQ=SECONDLY rule or an impossible one is skipped. */
-const EVENT_STEPS = 50_000;
-/** RRULE steps one events() call may take over all events, so a hostile feed cannot hold the server. */
-const CALL_STEPS = 250_000;
-/** Wall time one events() call may spend, singles and series together (a series cut off by it is not tried again). */
-const CALL_MS = 1000;
-/**
- * Wall time one series may take in one call; past it twice running, it is skipped from then on. Real
- * series take under 5 ms, the slowest real ones measured (COUNT rules with BY parts begun years ago)
- * up to 60 ms; a pause of the process must not cost a user their weekly meeting either.
- */
-const SERIES_MS = 100;
-/** Calls that may run out of their budget while series are still untried; then the untried ones are skipped for good. */
-const SPENT_CALLS_MAX = 3;
 /** RRULE steps (and yearly onsets) all VTIMEZONEs of one calendar may take; past it, TZIDs resolve by name. */
 const ZONE_STEPS = 50_000;
 /** Distinct TZIDs one calendar may resolve (real ones use a handful); further ones are read as UTC. */
@@ -123,15 +112,6 @@ interface Item {
   /** A single timed event's instants, kept: '' when they do not depend on the reader's zone, else that zone. */
   placed: { zone: string; start: number; stop: number } | null;
 }
-
-/** A budget ran out; thrown through ical.js's iterator to stop it. */
-class Overrun extends Error {}
-/** A series (or the VTIMEZONEs) over its step limit. */
-class OutOfSteps extends Overrun {}
-/** A series over its time limit in one call. */
-class TooSlow extends Overrun {}
-/** The events() call over its step or time limit. */
-class CallSpent extends Overrun {}
 
 // ---- text ----
 
@@ -881,19 +861,15 @@ function sourceEvent(hit: Hit): SourceEvent {
   return { ...base, allDay: false, start: new Date(hit.start), end: new Date(hit.stop) };
 }
 
-/** The clock the time budgets read (milliseconds): performance.now, or a test's controlled clock. */
-export type BudgetClock = () => number;
-
 function createCalendar(name: string | null, items: Item[], notes: string[], now: BudgetClock): ParsedCalendar {
   const singles = items.filter((item) => !item.rules.length && !item.rdates.length);
   const series = items.filter((item) => item.rules.length || item.rdates.length);
-  /** Calls that ran out of their budget while expanding series. */
-  let spentCalls = 0;
+  const budget = createSeriesBudget(series, now);
   return {
     name,
     notes,
     events(window) {
-      const deadline = now() + CALL_MS;
+      const call = budget.call();
       const floating: OffsetAt = (t) => offsetMs(t, window.timeZone);
       const ws = window.start.getTime();
       const we = window.end.getTime();
@@ -930,7 +906,7 @@ function createCalendar(name: string | null, items: Item[], notes: string[], now
 
       let timeLeft = true;
       for (let i = 0; i < singles.length; i++) {
-        if ((i & 255) === 255 && now() > deadline) {
+        if ((i & 255) === 255 && call.overdue()) {
           timeLeft = false;
           break;
         }
@@ -947,19 +923,8 @@ function createCalendar(name: string | null, items: Item[], notes: string[], now
         if (found) hits.push(found);
       }
 
-      let callSteps = CALL_STEPS;
       /** One try at a series: its hits, or an Overrun (or ical.js's error) thrown. */
-      const expand = (item: Item, spent: { steps: number }): Hit[] => {
-        const begun = now();
-        const spend = (n: number) => {
-          spent.steps += n;
-          callSteps -= n;
-          if (spent.steps > EVENT_STEPS) throw new OutOfSteps();
-          if (callSteps < 0) throw new CallSpent();
-          const at = now();
-          if (at > deadline) throw new CallSpent();
-          if (at - begun > SERIES_MS) throw new TooSlow();
-        };
+      const expand = (item: Item, spend: Spend): Hit[] => {
         const found: Hit[] = [];
         for (const wall of occurrences(item, low(item), high(item), floating, spend)) {
           if (found.length >= SERIES_DAY_MAX) break;
@@ -972,57 +937,7 @@ function createCalendar(name: string | null, items: Item[], notes: string[], now
         }
         return found;
       };
-
-      const costs: { item: Item; ms: number; steps: number }[] = [];
-      let ran = false;
-      let cutOff = false;
-      const run = (item: Item) => {
-        ran = true;
-        for (let tries = 1; ; tries++) {
-          const begun = now();
-          const spent = { steps: 0 };
-          try {
-            for (const h of expand(item, spent)) hits.push(h);
-            item.proven = true;
-            costs.push({ item, ms: now() - begun, steps: spent.steps });
-            return;
-          } catch (err) {
-            // Slow once may be a pause of the process (a collection, another thread): one more try.
-            if (err instanceof TooSlow && tries < 2) continue;
-            // Over its limits, unreadable, or running when the call's budget ran out: skipped from now on.
-            item.broken = true;
-            if (err instanceof CallSpent) cutOff = true;
-            return;
-          }
-        }
-      };
-      // Series that fitted before go first, so new expensive ones cannot crowd them out.
-      for (const proven of [true, false]) {
-        for (const item of series) {
-          if (cutOff || !timeLeft) break;
-          if (item.broken || item.proven !== proven) continue;
-          if (now() > deadline) {
-            // Out of time between two series: their fault, unless the singles took it all.
-            cutOff = ran;
-            timeLeft = false;
-            break;
-          }
-          run(item);
-        }
-      }
-      if (cutOff) {
-        // The series that used the most of this call are skipped from now on, so the next call is not
-        // spent on the same ones again: what stays of this call's work is under half its budget.
-        spentCalls++;
-        const share = Math.max(1, costs.length) * 2;
-        for (const c of costs) {
-          if (c.ms >= CALL_MS / share || c.steps >= CALL_STEPS / share) c.item.broken = true;
-        }
-        // Still over after a few calls: only series that fit so far are expanded again.
-        if (spentCalls >= SPENT_CALLS_MAX) {
-          for (const item of series) if (!item.proven) item.broken = true;
-        }
-      }
+      for (const h of call.expandSeries(expand, timeLeft)) hits.push(h);
 
       const events = hits.sort(byStart).slice(0, EVENTS_MAX).map(sourceEvent);
       // Ids stay unique even when a feed repeats a UID.

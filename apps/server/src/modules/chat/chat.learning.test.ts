@@ -250,7 +250,7 @@ describe('learning', () => {
 
 describe('onboarding', () => {
   it('greets, interviews, and redirects to /chat when the assistant has enough', async () => {
-    const { browser } = await signedInUser(t);
+    const { browser, userId } = await signedInUser(t);
     const c = await open(browser, '/ws/onboarding/');
     const history = await c.next((e) => e.message_type === 'history');
     expect(history.message_type === 'history' && history.messages[0]?.raw_text).toMatch(/What should I call you\?/);
@@ -259,6 +259,8 @@ describe('onboarding', () => {
     await c.next((e) => e.message_type === 'markdown');
     const onboardingPrompt = fake.requests.filter((r) => r.stream).at(-1)?.messages[0]?.content;
     expect(onboardingPrompt).toContain('Interview them');
+    // "Call me Sam" is learned from (nothing, as the fake answers) before the next answer's facts are set.
+    await learnedFrom(userId, 1);
     fake.onChat(() => ({ text: 'Thanks, that is all I need!\n[[ONBOARDING_COMPLETE]]' }));
     // The last answer's facts are still being learned when the interview ends.
     fake.onJson(() => ({ ...ops([add('home city', 'Lives in Lisbon', 'location')]), delayMs: 150 }));

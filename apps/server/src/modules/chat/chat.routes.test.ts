@@ -410,8 +410,11 @@ describe('the prompt', () => {
     c.send(say('Any tips for padel?'));
     await c.next(type('markdown'));
     const request = fake.requests.filter((r) => r.stream).at(-1);
-    const system = request?.messages[0]?.content ?? '';
-    expect(system).toContain('You are Daybook');
+    const system = (request?.messages ?? [])
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n');
+    expect(request?.messages[0]?.content).toContain('You are Daybook');
     // The location memory names a city, which gives the time zone.
     expect(system).toMatch(/Current date and time for the user: .*\(Europe\/Lisbon\)/);
     expect(system).toContain('- home city: Lives in Lisbon (location)');

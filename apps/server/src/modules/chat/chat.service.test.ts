@@ -4,7 +4,7 @@ import type { TServerEvent } from '@daybook/contracts';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { LearningService } from '../assistant/learning.service.ts';
-import type { MemoriesRepo } from '../memories/memories.repo.ts';
+import type { MemoriesService } from '../memories/memories.service.ts';
 import { createChatHub } from './chat.hub.ts';
 import type { ChatMessageRow, ChatRepo } from './chat.repo.ts';
 import { createChatService, shownSoFar } from './chat.service.ts';
@@ -32,7 +32,8 @@ function setup() {
     hub,
     llm: null,
     learning: { learn: async () => [] } as unknown as LearningService,
-    memoriesRepo: {} as MemoriesRepo,
+    memories: {} as MemoriesService,
+    users: { markOnboarded: async () => true },
     clock: { now: () => new Date() },
     log: pino({ level: 'silent' }),
   });

@@ -6,7 +6,7 @@ import { ANSWER_INTERRUPTED, CLOSE_CODES, type TServerEvent } from '@daybook/con
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import type { LearningService } from '../assistant/learning.service.ts';
-import type { MemoriesRepo } from '../memories/memories.repo.ts';
+import type { MemoriesService } from '../memories/memories.service.ts';
 import type { Llm } from '../model/model.types.ts';
 import { createChatHub, type Subscriber } from './chat.hub.ts';
 import type { ChatMessageRow, ChatRepo } from './chat.repo.ts';
@@ -59,10 +59,11 @@ function setup(llm: Llm) {
     hub,
     llm,
     learning: { learn: async () => [] } as unknown as LearningService,
-    memoriesRepo: {
+    memories: {
       selectionQuery: () => ({ sql: '', params: [] }),
       selectionFromJson: () => ({ core: [], relevant: [], recent: [] }),
-    } as unknown as MemoriesRepo,
+    } as unknown as MemoriesService,
+    users: { markOnboarded: async () => true },
     clock: { now: () => new Date() },
     log: pino({ level: 'silent' }),
   });

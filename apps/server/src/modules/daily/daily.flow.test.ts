@@ -96,7 +96,9 @@ beforeAll(async () => {
       SEARXNG_URL: search.searxngUrl,
       SEARCH_PROVIDERS: 'searxng',
       FETCH_ALLOW: '127.0.0.1',
-      FETCH_TIMEOUT_MS: '3000',
+      // The local fake site's pages, on a machine busy with the rest of the suite: a page read late
+      // there (3 s was once too short) is not a page the research should skip.
+      FETCH_TIMEOUT_MS: '15000',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     },
     { clock, calendar: { cacheMs: 0 } },
@@ -736,7 +738,11 @@ describe('the chat', () => {
       await tab.next((e) => e.message_type === 'markdown' && e.author_type === 'assistant', 10_000);
       const request = fake.requests.findLast((r) => r.stream && !isDailyWriter(r));
       tab.ws.close();
-      return request?.messages[0]?.content ?? '';
+      // The opened message is in the turn's note, just before the question.
+      return (request?.messages ?? [])
+        .filter((m) => m.role === 'system')
+        .map((m) => m.content)
+        .join('\n');
     };
     const withIt = await answered(owner.browser, `/ws/chat/?dmid=${id}`);
     expect(withIt).toContain(`<daily_message>\n${text}\n</daily_message>`);

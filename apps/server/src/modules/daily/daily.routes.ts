@@ -1,15 +1,14 @@
 // GET /api/daily-messages/{id}/ (owner only), POST /api/daily-messages/send-now/, and the email's
 // pause link /daily-messages/pause/?token=… (outside /api/: the signed token is its authority, and
 // mail clients' one-click POST carries no CSRF token).
-import { DAILY_MESSAGES } from '@daybook/contracts';
+import { DAILY_MESSAGES, ZDailyMessage, ZRowParams, ZSendNowResponse } from '@daybook/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { z } from 'zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { requireUser } from '../../lib/auth.ts';
 import { AppError } from '../../lib/errors.ts';
 import { escapeHtml } from '../../lib/html.ts';
 import type { DailyService } from './daily.service.ts';
 
-const ZParams = z.object({ id: z.string() });
 /** The pause link's token; anything else (repeated, too long, not text) is a link that is not valid. */
 const pauseToken = (q: unknown): string => {
   const token = (q as { token?: unknown } | null)?.token;
@@ -37,7 +36,8 @@ function page(reply: FastifyReply, status: number, title: string, body: string) 
     );
 }
 
-export default async function dailyRoutes(app: FastifyInstance, { daily, allowSendNow }: DailyRoutesOptions) {
+export default async function dailyRoutes(fastify: FastifyInstance, { daily, allowSendNow }: DailyRoutesOptions) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
   // Mail clients' one-click POST (RFC 8058) is a form: "List-Unsubscribe=One-Click".
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
@@ -48,22 +48,53 @@ export default async function dailyRoutes(app: FastifyInstance, { daily, allowSe
     reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=86400').send(PAGE_CSS),
   );
 
-  app.get('/api/daily-messages/:id/', async (request) => {
-    const user = requireUser(request);
-    const { id } = ZParams.parse(request.params);
-    // Any id that is not a row id, and another user's, is simply not found.
-    const n = /^\d{1,9}$/.test(id) ? Number(id) : 0;
-    const found = n > 0 ? await daily.get(user.id, n) : null;
-    if (!found) throw new AppError('not_found', DAILY_MESSAGES.notFound);
-    return found;
-  });
+  // Any id that is not a row id, and another user's, is simply not found.
+  app.get(
+    '/api/daily-messages/:id/',
+    {
+      config: {
+        auth: 'user',
+        notFound: DAILY_MESSAGES.notFound,
+        docs: {
+          tag: 'History',
+          summary: 'One daily message',
+          responses: { 200: { description: 'The daily message.' } },
+        },
+      },
+      schema: { params: ZRowParams, response: { 200: ZDailyMessage } },
+    },
+    async (request) => {
+      const found = await daily.get(requireUser(request).id, request.params.id);
+      if (!found) throw new AppError('not_found', DAILY_MESSAGES.notFound);
+      return found;
+    },
+  );
 
-  app.post('/api/daily-messages/send-now/', async (request, reply) => {
-    const user = requireUser(request);
-    if (!(await allowSendNow(user.id))) throw new AppError('rate_limited', DAILY_MESSAGES.sendNowLimit);
-    const result = await daily.sendNow(user.id);
-    return reply.status(result.status === 'queued' ? 202 : 200).send(result);
-  });
+  app.post(
+    '/api/daily-messages/send-now/',
+    {
+      config: {
+        auth: 'user',
+        docs: {
+          tag: 'History',
+          summary: "Send today's daily message now",
+          description: 'At most 3 times a day. It arrives in the chat when written.',
+          responses: {
+            200: { description: "Today's message was already delivered." },
+            202: { description: "Today's message is being written." },
+          },
+          errors: { 429: 'Asked too often today.' },
+        },
+      },
+      schema: { response: { 200: ZSendNowResponse, 202: ZSendNowResponse } },
+    },
+    async (request, reply) => {
+      const user = requireUser(request);
+      if (!(await allowSendNow(user.id))) throw new AppError('rate_limited', DAILY_MESSAGES.sendNowLimit);
+      const result = await daily.sendNow(user.id);
+      return reply.status(result.status === 'queued' ? 202 : 200).send(result);
+    },
+  );
 
   // A GET only asks (mail scanners open links); the button, or the mail client's one-click POST, pauses.
   app.get('/daily-messages/pause/', async (request, reply) => {

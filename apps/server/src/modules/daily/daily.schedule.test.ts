@@ -8,6 +8,10 @@ import { type Database, openDatabase, type Query } from '../../db/database.ts';
 import { createSigner } from '../../lib/signing.ts';
 import { signedInUser, signUp } from '../../test/factories.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { createUsersRepo } from '../accounts/users.repo.ts';
+import { createUsersService } from '../accounts/users.service.ts';
+import { createChatPostsService } from '../chat/chat.posts.service.ts';
+import { createChatRepo } from '../chat/chat.repo.ts';
 import { createDailyRepo } from './daily.repo.ts';
 import { createDailyService } from './daily.service.ts';
 import { backdate, datesOf, retireOthers, testClock } from './daily.test-helpers.ts';
@@ -214,6 +218,7 @@ describe('two schedulers on one database', () => {
       const schedulerOn = (on: Database) =>
         createDailyService({
           repo: createDailyRepo(on.query),
+          users: createUsersService({ repo: createUsersRepo(on.prisma, on.query) }),
           clock: { now: () => at.now },
           log: pino({ level: 'silent' }),
           llm: null,
@@ -226,7 +231,12 @@ describe('two schedulers on one database', () => {
           enqueueMany: async (ids) => {
             sent.push(...ids);
           },
-          posted: () => {},
+          chat: createChatPostsService({
+            repo: createChatRepo(on.query),
+            hub: { publish: () => {} },
+            clock: { now: () => at.now },
+          }),
+          delivered: () => {},
           mailer: { send: async () => {}, close: () => {} },
           signer: createSigner('test'),
           publicUrl: 'http://daybook.test',

@@ -1,4 +1,4 @@
-// What the reference page shows, read from the OpenAPI document itself (not from the table), so the
+// What the reference page shows, read from the OpenAPI document itself (made from the routes), so the
 // page and the document cannot say different things.
 import { escapeHtml } from '../../lib/html.ts';
 
@@ -101,8 +101,8 @@ const slug = (text: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
 
-export function buildPageView(doc: Json): PageView {
-  const schemas = ((doc.components as Json).schemas ?? {}) as Record<string, Json>;
+/** Reading the document's JSON Schemas: $refs resolved, null options apart, types and constraints in words. */
+function createSchemaTypes(schemas: Record<string, Json>) {
   const refName = (ref: string) => ref.replace('#/components/schemas/', '');
   const resolve = (schema: Json | undefined): Json => {
     let current = schema ?? {};
@@ -176,53 +176,34 @@ export function buildPageView(doc: Json): PageView {
     return out;
   }
 
-  const notesOf = (raw: Json) => {
-    const description = typeof raw.description === 'string' ? inlineHtml(raw.description) : '';
-    const extra = constraints(raw);
-    return [description, extra.length ? `<span class="constraints">${extra.join(' · ')}</span>` : '']
-      .filter(Boolean)
-      .join(' ');
-  };
+  return { refName, resolve, nonNull, typeLabel, constraints };
+}
 
-  function fieldRows(raw: Json, prefix = '', depth = 0, out: FieldRow[] = []): FieldRow[] {
-    const schema = resolve(nonNull(raw).schema);
-    const properties = (schema.properties ?? {}) as Record<string, Json>;
-    const required = new Set((schema.required as string[] | undefined) ?? []);
-    for (const [key, property] of Object.entries(properties)) {
-      const name = `${prefix}${key}`;
-      out.push({ name, depth, type: typeLabel(property), required: required.has(key), notesHtml: notesOf(property) });
-      if (depth >= 3) continue;
-      const inner = resolve(nonNull(property).schema);
-      if (inner.type === 'object' && inner.properties) fieldRows(inner, `${name}.`, depth + 1, out);
-      else if (inner.type === 'array') {
-        const items = resolve(nonNull((inner.items ?? {}) as Json).schema);
-        if (items.type === 'object' && items.properties) fieldRows(items, `${name}[].`, depth + 1, out);
-      }
-    }
-    return out;
-  }
+type SchemaTypes = ReturnType<typeof createSchemaTypes>;
 
-  const DATE_TIME = /(_at|^created|^timestamp|^sort_date|^finished|^delivered|^last_synced|^date_joined)$/;
-  const HINTS: Record<string, unknown> = {
-    email: 'ada@example.com',
-    url: 'https://example.com/',
-    signup_url: 'https://example.com/auth/signup?itoken=…',
-    time_zone: 'Europe/Berlin',
-    tz: 'Europe/Berlin',
-    date: '2026-05-04',
-    delivery_date: '2026-05-04',
-    daily_message_time: '07:00',
-    password1: 'a long passphrase',
-    password2: 'a long passphrase',
-    inviteToken: 'the token from the invite link',
-    key: 'favourite_cuisine',
-    data: 'Sichuan, the spicier the better.',
-    name: 'Lisbon',
-    country_code: 'PT',
-    query: 'heat pumps in old houses',
-    raw_text: 'Hello!',
-  };
+const DATE_TIME = /(_at|^created|^timestamp|^sort_date|^finished|^delivered|^last_synced|^date_joined)$/;
+const HINTS: Record<string, unknown> = {
+  email: 'ada@example.com',
+  url: 'https://example.com/',
+  signup_url: 'https://example.com/auth/signup?itoken=…',
+  time_zone: 'Europe/Berlin',
+  tz: 'Europe/Berlin',
+  date: '2026-05-04',
+  delivery_date: '2026-05-04',
+  daily_message_time: '07:00',
+  password1: 'a long passphrase',
+  password2: 'a long passphrase',
+  inviteToken: 'the token from the invite link',
+  key: 'favourite_cuisine',
+  data: 'Sichuan, the spicier the better.',
+  name: 'Lisbon',
+  country_code: 'PT',
+  query: 'heat pumps in old houses',
+  raw_text: 'Hello!',
+};
 
+/** An example value of a schema: its const, default or first option, a hint by field name, or a plain one. */
+function createExamples({ resolve, nonNull }: SchemaTypes) {
   function example(raw: Json, key = '', depth = 0): unknown {
     const { schema: inner } = nonNull(raw);
     const schema = resolve(inner);
@@ -258,6 +239,39 @@ export function buildPageView(doc: Json): PageView {
     }
   }
 
+  return example;
+}
+
+/** A body's fields as rows, nested ones under their parent, and its example when short. */
+function createSchemaViews(types: SchemaTypes) {
+  const { refName, resolve, nonNull, typeLabel, constraints } = types;
+  const example = createExamples(types);
+  const notesOf = (raw: Json) => {
+    const description = typeof raw.description === 'string' ? inlineHtml(raw.description) : '';
+    const extra = constraints(raw);
+    return [description, extra.length ? `<span class="constraints">${extra.join(' · ')}</span>` : '']
+      .filter(Boolean)
+      .join(' ');
+  };
+
+  function fieldRows(raw: Json, prefix = '', depth = 0, out: FieldRow[] = []): FieldRow[] {
+    const schema = resolve(nonNull(raw).schema);
+    const properties = (schema.properties ?? {}) as Record<string, Json>;
+    const required = new Set((schema.required as string[] | undefined) ?? []);
+    for (const [key, property] of Object.entries(properties)) {
+      const name = `${prefix}${key}`;
+      out.push({ name, depth, type: typeLabel(property), required: required.has(key), notesHtml: notesOf(property) });
+      if (depth >= 3) continue;
+      const inner = resolve(nonNull(property).schema);
+      if (inner.type === 'object' && inner.properties) fieldRows(inner, `${name}.`, depth + 1, out);
+      else if (inner.type === 'array') {
+        const items = resolve(nonNull((inner.items ?? {}) as Json).schema);
+        if (items.type === 'object' && items.properties) fieldRows(items, `${name}[].`, depth + 1, out);
+      }
+    }
+    return out;
+  }
+
   const EXAMPLE_MAX_LINES = 32;
   function schemaView(raw: Json): SchemaView {
     const name = typeof raw.$ref === 'string' ? refName(raw.$ref) : 'body';
@@ -273,69 +287,83 @@ export function buildPageView(doc: Json): PageView {
     return { name, label, fields, example: json.split('\n').length <= EXAMPLE_MAX_LINES ? json : null };
   }
 
-  const paths = (doc.paths ?? {}) as Record<string, Record<string, Json>>;
-  const operations: (OperationView & { tag: string })[] = [];
-  for (const [path, item] of Object.entries(paths)) {
-    for (const [method, op] of Object.entries(item)) {
-      const params = ((op.parameters ?? []) as Json[]).map((p) => ({
-        name: String(p.name),
-        in: String(p.in),
-        type: typeLabel((p.schema ?? {}) as Json),
-        required: Boolean(p.required),
-        notesHtml: [p.description ? inlineHtml(String(p.description)) : '', ...constraints((p.schema ?? {}) as Json)]
-          .filter(Boolean)
-          .join(' · '),
-      }));
-      const requestBody = op.requestBody as Json | undefined;
-      const bodySchema = (requestBody?.content as Record<string, Json> | undefined)?.['application/json']?.schema as
-        | Json
-        | undefined;
-      const responses: ResponseView[] = [];
-      const errors: ErrorView[] = [];
-      for (const [status, response] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
-        const content = (response.content ?? {}) as Record<string, Json>;
-        const [contentType, media] = Object.entries(content)[0] ?? [null, undefined];
-        const schema = media?.schema as Json | undefined;
-        if (Number(status) >= 400) {
-          // The codes are listed beside the reason on the page, so the description's own list goes.
-          const reason = String(response.description ?? '').replace(/\s*Codes: .*$/, '');
-          errors.push({ status, codes: (response['x-codes'] ?? []) as string[], reasonHtml: inlineHtml(reason) });
-          continue;
-        }
-        responses.push({
-          status,
-          descriptionHtml: inlineHtml(String(response.description ?? '')),
-          contentType,
-          schema: schema ? schemaView(schema) : null,
-          headers: Object.entries((response.headers ?? {}) as Record<string, Json>).map(([name, header]) => ({
-            name,
-            example: String(header.example ?? ''),
-          })),
-        });
-      }
-      const security = (op.security ?? []) as Json[];
-      operations.push({
-        tag: String((op.tags as string[] | undefined)?.[0] ?? 'Other'),
-        id: String(op.operationId),
-        method: method.toUpperCase(),
-        path,
-        summary: String(op.summary ?? ''),
-        descriptionHtml: inlineHtml(op.description as string | undefined),
-        auth: AUTH_LABELS[String(op['x-daybook-auth'])] ?? 'Public',
-        csrf: security.some((s) => 'csrfToken' in s),
-        params,
-        body: bodySchema
-          ? {
-              required: Boolean(requestBody?.required),
-              descriptionHtml: inlineHtml(requestBody?.description as string | undefined),
-              schema: schemaView(bodySchema),
-            }
-          : null,
-        responses,
-        errors,
-      });
+  return schemaView;
+}
+
+/** One operation of the document as the page shows it: parameters, body, answers and errors apart. */
+function operationView(
+  path: string,
+  method: string,
+  op: Json,
+  { typeLabel, constraints }: SchemaTypes,
+  schemaView: (raw: Json) => SchemaView,
+): OperationView & { tag: string } {
+  const params = ((op.parameters ?? []) as Json[]).map((p) => ({
+    name: String(p.name),
+    in: String(p.in),
+    type: typeLabel((p.schema ?? {}) as Json),
+    required: Boolean(p.required),
+    notesHtml: [p.description ? inlineHtml(String(p.description)) : '', ...constraints((p.schema ?? {}) as Json)]
+      .filter(Boolean)
+      .join(' · '),
+  }));
+  const requestBody = op.requestBody as Json | undefined;
+  const bodySchema = (requestBody?.content as Record<string, Json> | undefined)?.['application/json']?.schema as
+    | Json
+    | undefined;
+  const responses: ResponseView[] = [];
+  const errors: ErrorView[] = [];
+  for (const [status, response] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
+    const content = (response.content ?? {}) as Record<string, Json>;
+    const [contentType, media] = Object.entries(content)[0] ?? [null, undefined];
+    const schema = media?.schema as Json | undefined;
+    if (Number(status) >= 400) {
+      // The codes are listed beside the reason on the page, so the description's own list goes.
+      const reason = String(response.description ?? '').replace(/\s*Codes: .*$/, '');
+      errors.push({ status, codes: (response['x-codes'] ?? []) as string[], reasonHtml: inlineHtml(reason) });
+      continue;
     }
+    responses.push({
+      status,
+      descriptionHtml: inlineHtml(String(response.description ?? '')),
+      contentType,
+      schema: schema ? schemaView(schema) : null,
+      headers: Object.entries((response.headers ?? {}) as Record<string, Json>).map(([name, header]) => ({
+        name,
+        example: String(header.example ?? ''),
+      })),
+    });
   }
+  const security = (op.security ?? []) as Json[];
+  return {
+    tag: String((op.tags as string[] | undefined)?.[0] ?? 'Other'),
+    id: String(op.operationId),
+    method: method.toUpperCase(),
+    path,
+    summary: String(op.summary ?? ''),
+    descriptionHtml: inlineHtml(op.description as string | undefined),
+    auth: AUTH_LABELS[String(op['x-daybook-auth'])] ?? 'Public',
+    csrf: security.some((s) => 'csrfToken' in s),
+    params,
+    body: bodySchema
+      ? {
+          required: Boolean(requestBody?.required),
+          descriptionHtml: inlineHtml(requestBody?.description as string | undefined),
+          schema: schemaView(bodySchema),
+        }
+      : null,
+    responses,
+    errors,
+  };
+}
+
+export function buildPageView(doc: Json): PageView {
+  const types = createSchemaTypes(((doc.components as Json).schemas ?? {}) as Record<string, Json>);
+  const schemaView = createSchemaViews(types);
+  const paths = (doc.paths ?? {}) as Record<string, Record<string, Json>>;
+  const operations = Object.entries(paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => operationView(path, method, op, types, schemaView)),
+  );
 
   const tags = ((doc.tags ?? []) as Json[]).map((tag) => ({
     id: `tag-${slug(String(tag.name))}`,

@@ -1,13 +1,15 @@
-// The product API (/api/...) as one table of operations, and the OpenAPI 3.1 document made from it.
-// Request and response schemas are the zod contracts the server itself validates with, converted by
-// zod's own z.toJSONSchema: the document cannot describe a field the server does not have.
+// The product API's OpenAPI 3.1 document, made from the routes as they are declared (plugins/routes.ts):
+// their method, path, auth and zod schemas, and the words of their `config.docs`. The schemas are the
+// contracts the server itself validates with, converted by zod's own z.toJSONSchema: the document
+// cannot describe a field the server does not have, nor miss a route.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as c from '@daybook/contracts';
 import { z } from 'zod';
 import { ERROR_STATUS } from '../../lib/errors.ts';
 import { CSRF_COOKIE } from '../../plugins/csrf.ts';
-import { SESSION_COOKIE } from '../../plugins/session.ts';
+import type { DeclaredRoute } from '../../plugins/routes.ts';
+import { SESSION_COOKIE } from '../accounts/index.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** Who may call: anyone, a signed-in user, or a signed-in administrator. */
@@ -74,6 +76,7 @@ export const COMPONENTS = {
   SendInviteResponse: c.ZSendInviteResponse,
   ModelCheck: c.ZModelCheck,
   ModelCheckItem: c.ZModelCheckItem,
+  ModelUsage: c.ZModelUsage,
   AdminUser: c.ZAdminUser,
   AdminUserPage: c.ZAdminUserPage,
   UpdateAdminUserRequest: c.ZUpdateAdminUserRequest,
@@ -119,8 +122,7 @@ export const COMPONENTS = {
   CalendarProblem: c.ZCalendarProblem,
   CalendarDay: c.ZCalendarDay,
   CalendarConnection: c.ZCalendarConnection,
-  // The handler answers a bare array of connections; no contract names that array.
-  CalendarConnectionList: z.array(c.ZCalendarConnection),
+  CalendarConnectionList: c.ZCalendarConnectionList,
 } satisfies Record<string, z.ZodType>;
 
 /**
@@ -203,447 +205,6 @@ export const FIELD_NOTES: Record<string, Record<string, string>> = {
 
 const ROW_ID = 'The row id. Ids that are not positive integers, unknown ids and other users’ ids all answer 404.';
 const JSON_TYPE = 'application/json';
-
-/** The product API. Every route under /api/ is here, and nothing else (docs.routes.test.ts checks both). */
-export const OPERATIONS: ApiOperation[] = [
-  // ---- Site --------------------------------------------------------------------------------------
-  {
-    method: 'get',
-    path: '/api/site/',
-    tag: 'Site',
-    summary: 'About this installation',
-    description: 'Public facts the host configured (the footer and about page show them). Cached for a minute.',
-    auth: 'public',
-    responses: { 200: { description: 'The site information.', schema: c.ZSiteInfo } },
-  },
-  // ---- Accounts ----------------------------------------------------------------------------------
-  {
-    method: 'post',
-    path: '/api/auth/signup/',
-    tag: 'Accounts',
-    summary: 'Sign up with an invite',
-    description:
-      'Creates an account and signs it in (a session cookie and a new CSRF cookie). The answer is the same whether the address is new or already has an account; `GET /api/users/me/` then tells which.',
-    auth: 'public',
-    body: { schema: c.ZSignupRequest, required: true },
-    responses: { 201: { description: 'A verification email is on its way.', schema: c.ZSignupResponse } },
-    errors: { 409: 'Already signed in.', 429: 'Too many attempts from this address.' },
-  },
-  {
-    method: 'get',
-    path: '/api/auth/invite/',
-    tag: 'Accounts',
-    summary: 'Look up the invite a signup link carries',
-    description:
-      'For the signup page: whether the token can be used now and, for an invite bound to an address, that address (the only one it signs up). Holding the token is the permission; look-ups are limited per client address.',
-    auth: 'public',
-    query: c.ZInviteLookupQuery,
-    responses: { 200: { description: 'The invite can be used.', schema: c.ZInviteLookupResponse } },
-    errors: {
-      404: 'The token is unknown, used up, expired or revoked (`error` says which).',
-      429: 'Too many look-ups from this address.',
-    },
-  },
-  {
-    method: 'post',
-    path: '/api/auth/password/reset/',
-    tag: 'Accounts',
-    summary: 'Ask for a password reset email',
-    description: 'Addresses without an account get the same answer.',
-    auth: 'public',
-    body: { schema: c.ZPasswordResetRequest, required: true },
-    responses: { 200: { description: 'The email is on its way.', schema: c.ZPasswordResetResponse } },
-    errors: { 429: 'Too many attempts.' },
-  },
-  {
-    method: 'post',
-    path: '/api/auth/verification/resend/',
-    tag: 'Accounts',
-    summary: 'Send the verification email again',
-    description:
-      '`sent: false` when a link went to this address moments ago; `retry_after` is then the seconds until another may be asked for. Addresses without an account get the same answers.',
-    auth: 'public',
-    body: { schema: c.ZPasswordResetRequest, required: true },
-    responses: { 200: { description: 'Sent, or held back for a while.', schema: c.ZResendVerificationResponse } },
-    errors: { 429: 'Too many attempts.' },
-  },
-  {
-    method: 'get',
-    path: '/api/users/me/',
-    tag: 'Accounts',
-    summary: 'The signed-in user',
-    description: 'The account and its settings.',
-    auth: 'user',
-    responses: { 200: { description: 'The user.', schema: c.ZUserMe } },
-  },
-  {
-    method: 'patch',
-    path: '/api/users/me/',
-    tag: 'Accounts',
-    summary: "Change the user's settings",
-    description:
-      'Only the fields sent change. A `location` is looked up with the weather provider when saved: without one configured it is a field error (400), and nothing changes.',
-    auth: 'user',
-    body: { schema: c.ZUpdateUserMeRequest, required: true },
-    responses: { 200: { description: 'The user with the new settings.', schema: c.ZUserMe } },
-    errors: { 429: 'Too many place look-ups.', 503: 'The weather provider cannot be reached just now.' },
-  },
-  {
-    method: 'post',
-    path: '/api/onboarding/skip/',
-    tag: 'Accounts',
-    summary: 'Skip the onboarding',
-    description:
-      'The onboarding screen\'s "Skip for now": ends the interview as a stop word does. Open onboarding tabs get a `redirect` to the chat over their socket, and the chat gets its welcome message. Calling it again changes nothing.',
-    auth: 'user',
-    responses: { 200: { description: 'The onboarding has ended.', schema: c.ZSkipOnboardingResponse } },
-  },
-  {
-    method: 'get',
-    path: '/api/users/me/export/',
-    tag: 'Accounts',
-    summary: "Download all the user's data",
-    description: `One JSON file: the account, memories (deleted ones too), both chat channels, daily messages, researches and calendar connections (never their secrets). At most ${c.ACCOUNT_EXPORTS_PER_HOUR} an hour.`,
-    auth: 'user',
-    responses: {
-      200: {
-        description: 'The export file.',
-        schema: c.ZAccountExport,
-        headers: { 'Content-Disposition': 'attachment; filename="daybook-export-….json"' },
-      },
-    },
-    errors: { 429: 'Asked too often this hour.' },
-  },
-  {
-    method: 'post',
-    path: '/api/users/me/delete/',
-    tag: 'Accounts',
-    summary: 'Delete the account',
-    description:
-      'After the password: revokes calendar grants, deletes everything the account holds and ends its sessions.',
-    auth: 'user',
-    body: { schema: c.ZDeleteAccountRequest, required: true },
-    responses: { 200: { description: 'Deleted; the session cookie is cleared.', schema: c.ZDeleteAccountResponse } },
-    errors: {
-      400: 'The password is wrong.',
-      403: 'The account has no password to confirm with.',
-      409: 'The last administrator cannot delete their account.',
-      429: 'Too many wrong passwords.',
-    },
-  },
-  // ---- Invites -----------------------------------------------------------------------------------
-  {
-    method: 'get',
-    path: '/api/admin/invites/',
-    tag: 'Invites',
-    summary: 'List invites',
-    auth: 'admin',
-    responses: { 200: { description: 'Every invite, newest first.', schema: c.ZInviteList } },
-  },
-  {
-    method: 'post',
-    path: '/api/admin/invites/',
-    tag: 'Invites',
-    summary: 'Create an invite',
-    description: 'The token and the signup link are in this answer only.',
-    auth: 'admin',
-    body: { schema: c.ZCreateInviteRequest, required: false },
-    responses: { 201: { description: 'The new invite.', schema: c.ZCreateInviteResponse } },
-  },
-  {
-    method: 'delete',
-    path: '/api/admin/invites/{id}/',
-    tag: 'Invites',
-    summary: 'Revoke an invite',
-    description: 'Revoking twice is fine: the answer is the revoked invite.',
-    auth: 'admin',
-    pathParams: { id: ROW_ID },
-    responses: { 200: { description: 'The revoked invite.', schema: c.ZInvite } },
-  },
-  {
-    method: 'post',
-    path: '/api/admin/invites/send/',
-    tag: 'Invites',
-    summary: 'Create an invite and email it',
-    description:
-      'The invite is bound to the address it is mailed to. Limited per administrator and per address (429 beyond).',
-    auth: 'admin',
-    body: { schema: c.ZSendInviteRequest, required: true },
-    responses: { 201: { description: 'The new invite, and where it was sent.', schema: c.ZSendInviteResponse } },
-  },
-  {
-    method: 'post',
-    path: '/api/admin/model-check/',
-    tag: 'Model',
-    summary: 'Check the configured model',
-    description:
-      'One probe of each capability Daybook uses (streaming, token usage, reasoning, tools, forced tool calls, JSON schema output, embeddings) against the configured endpoint, what Daybook will use, and what the operator could change. Makes a few model calls; one check runs at a time (a second request gets the same answer). The same report as `npm run check-model`.',
-    auth: 'admin',
-    responses: { 200: { description: 'The check.', schema: c.ZModelCheck } },
-  },
-  {
-    method: 'get',
-    path: '/api/admin/users/',
-    tag: 'Users',
-    summary: 'List accounts',
-    description: 'Newest first, paged; `search` matches the email address.',
-    auth: 'admin',
-    query: c.ZAdminUserListQuery,
-    responses: { 200: { description: 'One page of accounts.', schema: c.ZAdminUserPage } },
-  },
-  {
-    method: 'patch',
-    path: '/api/admin/users/{id}/',
-    tag: 'Users',
-    summary: 'Deactivate, reactivate, or make or remove an administrator',
-    description:
-      'Deactivating signs the account out everywhere at once. Nobody can deactivate or demote themselves, and one active administrator always remains (400).',
-    auth: 'admin',
-    pathParams: { id: ROW_ID },
-    body: { schema: c.ZUpdateAdminUserRequest, required: true },
-    responses: { 200: { description: 'The account as it is now.', schema: c.ZAdminUser } },
-  },
-  // ---- Memories ----------------------------------------------------------------------------------
-  {
-    method: 'get',
-    path: '/api/memories/',
-    tag: 'Memories',
-    summary: 'List or search memories',
-    description: 'Paged with `limit` and `offset`; `next` and `previous` are full links.',
-    auth: 'user',
-    query: c.ZMemoryListQuery,
-    queryNotes: {
-      limit: 'A whole number from 1 to 100.',
-      offset: 'A whole number, 0 or more.',
-      show_deleted: 'true (or 1) lists deleted memories instead of active ones.',
-      search: 'Words to look for in keys and data.',
-    },
-    responses: { 200: { description: 'One page of memories.', schema: c.ZMemoryPage } },
-  },
-  {
-    method: 'post',
-    path: '/api/memories/',
-    tag: 'Memories',
-    summary: 'Create a memory',
-    auth: 'user',
-    body: { schema: c.ZMemoryInput, required: true },
-    responses: { 201: { description: 'The new memory.', schema: c.ZMemory } },
-    errors: { 409: 'The account already keeps the most memories it may.' },
-  },
-  {
-    method: 'get',
-    path: '/api/memories/categories/',
-    tag: 'Memories',
-    summary: 'The memory types',
-    auth: 'user',
-    responses: { 200: { description: 'Each type with its label and description.', schema: c.ZMemoryCategories } },
-  },
-  {
-    method: 'get',
-    path: '/api/memories/export/',
-    tag: 'Memories',
-    summary: 'Export all memories',
-    description: 'A file download (`Content-Disposition: attachment`) that `POST /api/memories/import/` takes back.',
-    auth: 'user',
-    responses: {
-      200: {
-        description: 'The export file.',
-        schema: c.ZMemoryExport,
-        io: 'input',
-        headers: { 'Content-Disposition': 'attachment; filename="daybook-memories-YYYY-MM-DD.json"' },
-      },
-    },
-    errors: {
-      429: "Over 10 exports in an hour, or one of the user's exports is still being sent (`Retry-After` says when to try again).",
-    },
-  },
-  {
-    method: 'post',
-    path: '/api/memories/import/',
-    tag: 'Memories',
-    summary: 'Import memories',
-    description:
-      'An export file, or just its `memories`. Memories with a key the user already has are updated. Uploads up to 20 MB; one import at a time per user.',
-    auth: 'user',
-    body: { schema: c.ZMemoryImport, required: true },
-    responses: { 200: { description: 'What the import did.', schema: c.ZMemoryImportResult } },
-    errors: {
-      409: 'An import is already running, or this one would go past the most memories an account keeps.',
-      413: 'The upload is larger than 20 MB.',
-    },
-  },
-  {
-    method: 'get',
-    path: '/api/memories/{id}/',
-    tag: 'Memories',
-    summary: 'One memory',
-    auth: 'user',
-    pathParams: { id: ROW_ID },
-    responses: { 200: { description: 'The memory.', schema: c.ZMemory } },
-  },
-  {
-    method: 'put',
-    path: '/api/memories/{id}/',
-    tag: 'Memories',
-    summary: 'Replace a memory',
-    auth: 'user',
-    pathParams: { id: ROW_ID },
-    body: { schema: c.ZMemoryInput, required: true },
-    responses: { 200: { description: 'The memory as saved.', schema: c.ZMemory } },
-    errors: { 409: 'The memory is deleted; send restore_deleted to restore it.' },
-  },
-  {
-    method: 'patch',
-    path: '/api/memories/{id}/',
-    tag: 'Memories',
-    summary: 'Change some fields of a memory',
-    auth: 'user',
-    pathParams: { id: ROW_ID },
-    body: { schema: c.ZMemoryPatch, required: true },
-    responses: { 200: { description: 'The memory as saved.', schema: c.ZMemory } },
-    errors: { 409: 'The memory is deleted; send restore_deleted to restore it.' },
-  },
-  {
-    method: 'delete',
-    path: '/api/memories/{id}/',
-    tag: 'Memories',
-    summary: 'Delete a memory',
-    description: 'Deleted memories stay listed with `show_deleted=true` and can be restored.',
-    auth: 'user',
-    pathParams: { id: ROW_ID },
-    body: { schema: c.ZMemoryDelete, required: false, description: 'Optional: why, for the record.' },
-    responses: { 204: { description: 'Deleted.' } },
-  },
-  // ---- Chat --------------------------------------------------------------------------------------
-  {
-    method: 'get',
-    path: '/api/chat/messages/',
-    tag: 'Chat',
-    summary: 'Older chat history',
-    description:
-      'The socket sends the latest 50 messages when it connects; this pages further back from the oldest one shown.',
-    auth: 'user',
-    query: c.ZChatHistoryQuery,
-    queryNotes: { before: 'Messages older than this message_id.' },
-    responses: { 200: { description: 'Oldest first.', schema: c.ZChatHistoryPage } },
-  },
-  {
-    method: 'get',
-    path: '/api/chat/search/',
-    tag: 'Chat',
-    summary: 'Search the chat',
-    description:
-      "The user's and the assistant's chat messages (daily messages included; research reports by their readable text, never their JSON; not system notes or onboarding) containing `q`, case- and accent-insensitively, newest first. Open one at /chat?message=<message_id>.",
-    auth: 'user',
-    query: c.ZChatSearchQuery,
-    queryNotes: {
-      q: 'Taken literally (% and _ are not wildcards); trimmed, 1 to 200 characters.',
-      limit: 'From 1 to 50.',
-      before: "The next page: results older than this message_id (the last result's).",
-    },
-    responses: { 200: { description: 'Newest first.', schema: c.ZChatSearchPage } },
-  },
-  // ---- History -----------------------------------------------------------------------------------
-  {
-    method: 'get',
-    path: '/api/resources/',
-    tag: 'History',
-    summary: 'Daily messages and research reports',
-    description: 'Newest first; with `after`, the items newer than that date, oldest of them first.',
-    auth: 'user',
-    query: c.ZResourcesQuery,
-    queryNotes: {
-      before: "Items older than this sort_date (the next page). ISO 8601 with an offset, e.g. an item's sort_date.",
-      after: 'Items newer than this sort_date. Not together with before.',
-    },
-    responses: { 200: { description: 'A bare array of items.', schema: c.ZResourceList } },
-  },
-  {
-    method: 'get',
-    path: '/api/web-research/{id}/',
-    tag: 'History',
-    summary: 'One research report',
-    auth: 'user',
-    pathParams: { id: ROW_ID },
-    responses: { 200: { description: 'The research, done or not.', schema: c.ZResearch } },
-  },
-  {
-    method: 'get',
-    path: '/api/daily-messages/{id}/',
-    tag: 'History',
-    summary: 'One daily message',
-    auth: 'user',
-    pathParams: { id: ROW_ID },
-    responses: { 200: { description: 'The daily message.', schema: c.ZDailyMessage } },
-  },
-  {
-    method: 'post',
-    path: '/api/daily-messages/send-now/',
-    tag: 'History',
-    summary: "Send today's daily message now",
-    description: `At most ${c.DAILY_SEND_NOW_PER_DAY} times a day. It arrives in the chat when written.`,
-    auth: 'user',
-    responses: {
-      200: { description: "Today's message was already delivered.", schema: c.ZSendNowResponse },
-      202: { description: "Today's message is being written.", schema: c.ZSendNowResponse },
-    },
-    errors: { 429: 'Asked too often today.' },
-  },
-  // ---- Calendar ----------------------------------------------------------------------------------
-  {
-    method: 'get',
-    path: '/api/calendar/events/',
-    tag: 'Calendar',
-    summary: "A day's events",
-    description:
-      'Events of every connected calendar on one day. A calendar that cannot be read is listed in `problems` instead of failing the request.',
-    auth: 'user',
-    query: c.ZCalendarEventsQuery,
-    queryNotes: {
-      date: 'The day, YYYY-MM-DD.',
-      tz: "IANA time zone of the day; defaults to the user's, then UTC.",
-    },
-    responses: { 200: { description: 'The day.', schema: c.ZCalendarDay } },
-  },
-  {
-    method: 'get',
-    path: '/api/calendar/connections/',
-    tag: 'Calendar',
-    summary: 'Connected calendars',
-    description:
-      'Never their tokens or ICS addresses. Connecting and removing happen on the Calendar Connections page.',
-    auth: 'user',
-    responses: { 200: { description: 'The connections.', schema: COMPONENTS.CalendarConnectionList } },
-  },
-  // ---- Documentation -----------------------------------------------------------------------------
-  {
-    method: 'get',
-    path: '/api/openapi.json',
-    tag: 'Documentation',
-    summary: 'This document',
-    description: 'OpenAPI 3.1, made from the same zod schemas the server validates with.',
-    auth: 'public',
-    responses: { 200: { description: 'The OpenAPI document.', contentType: JSON_TYPE } },
-  },
-  {
-    method: 'get',
-    path: '/api/docs/allauth-openapi.yaml',
-    tag: 'Documentation',
-    summary: 'The account API’s document',
-    description:
-      'django-allauth’s headless API document (OpenAPI 3.0, YAML), which the account API at `/_allauth/browser/v1` follows for the `browser` client.',
-    auth: 'public',
-    responses: { 200: { description: 'allauth’s OpenAPI document.', contentType: 'application/yaml' } },
-  },
-  {
-    method: 'get',
-    path: '/api/docs',
-    tag: 'Documentation',
-    summary: 'This reference as a web page',
-    auth: 'public',
-    responses: { 200: { description: 'The reference page.', contentType: 'text/html' } },
-  },
-];
 
 export const TAGS: { name: string; description: string }[] = [
   { name: 'Site', description: 'Public facts about this Daybook.' },
@@ -880,6 +441,51 @@ function buildOperation(op: ApiOperation, name: (schema: z.ZodType, io: Io, wher
   };
 }
 
+/** The operations of the routes as they were declared (their schemas, auth and `config.docs`). */
+export function operationsFromRoutes(routes: DeclaredRoute[]): ApiOperation[] {
+  return routes.flatMap((route) => {
+    const where = `${route.method} ${route.url}`;
+    const { docs, schema = {} } = route;
+    if (docs === false) return [];
+    if (!docs) throw new Error(`${where}: the route declares no config.docs, so the reference cannot describe it`);
+    if (!TAGS.some((tag) => tag.name === docs.tag)) throw new Error(`${where}: no tag ${docs.tag} in TAGS`);
+    const declared = (schema.response ?? {}) as Record<string, z.ZodType>;
+    for (const status of Object.keys(declared))
+      if (!(status in docs.responses)) throw new Error(`${where}: config.docs.responses says nothing of ${status}`);
+    const params = schema.params as z.ZodObject | undefined;
+    const body = (docs.body?.schema ?? schema.body) as z.ZodType | undefined;
+    return {
+      method: route.method.toLowerCase() as Method,
+      path: route.url.replace(/:(\w+)/g, '{$1}'),
+      tag: docs.tag,
+      summary: docs.summary,
+      ...(docs.description ? { description: docs.description } : {}),
+      auth: route.auth,
+      ...(params
+        ? { pathParams: Object.fromEntries(Object.keys(params.shape).map((n) => [n, docs.pathParams?.[n] ?? ROW_ID])) }
+        : {}),
+      ...(schema.querystring ? { query: schema.querystring as z.ZodObject } : {}),
+      ...(docs.queryNotes ? { queryNotes: docs.queryNotes } : {}),
+      ...(body
+        ? {
+            body: {
+              schema: body,
+              required: docs.body?.required ?? true,
+              ...(docs.body?.description ? { description: docs.body.description } : {}),
+            },
+          }
+        : {}),
+      responses: Object.fromEntries(
+        Object.entries(docs.responses).map(([status, r]) => {
+          const bodySchema = r.schema ?? declared[status];
+          return [status, { ...r, ...(bodySchema ? { schema: bodySchema } : {}) }];
+        }),
+      ),
+      ...(docs.errors ? { errors: docs.errors } : {}),
+    };
+  });
+}
+
 /** A stable id from the method and path: get /api/memories/{id}/ → getMemoriesById. */
 export function operationId(op: Pick<ApiOperation, 'method' | 'path'>): string {
   const words = op.path
@@ -895,12 +501,12 @@ const VERSION = (
   JSON.parse(readFileSync(path.join(import.meta.dirname, '../../../package.json'), 'utf8')) as { version: string }
 ).version;
 
-/** allauth's own document, which the account API follows (allauth serves its copy at /_allauth/openapi.yaml). */
+/** The account API's document: the part of allauth's that Daybook serves (scripts/allauth-openapi.ts writes it). */
 export const ALLAUTH_DOCUMENT_PATH = '/api/docs/allauth-openapi.yaml';
 export const ACCOUNT_API_BASE = '/_allauth/browser/v1';
 
 /** Builds the document. Throws when the table names a schema it cannot convert. */
-export function buildOpenApiDocument(operations: ApiOperation[] = OPERATIONS): Json {
+export function buildOpenApiDocument(operations: ApiOperation[]): Json {
   // Which components each side needs: requests are read as input, responses as output (or as marked).
   const roots: Record<Io, Set<string>> = { input: new Set(), output: new Set(['ApiError']) };
   for (const op of operations) {
@@ -988,11 +594,4 @@ export function buildOpenApiDocument(operations: ApiOperation[] = OPERATIONS): J
     },
     'x-error-codes': Object.entries(ERROR_STATUS).map(([code, status]) => ({ code, status })),
   };
-}
-
-let cached: Json | undefined;
-/** The document, built once. */
-export function openApiDocument(): Json {
-  cached ??= buildOpenApiDocument();
-  return cached;
 }

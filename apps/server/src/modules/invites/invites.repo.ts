@@ -1,6 +1,5 @@
-import type { Query } from '../../db/database.ts';
+import type { Query, Tx } from '../../db/database.ts';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import type { Tx } from '../accounts/accounts.repo.ts';
 
 const withUses = { usedBy: { include: { user: { select: { email: true } } }, orderBy: { usedAt: 'asc' as const } } };
 

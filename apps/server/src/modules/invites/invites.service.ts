@@ -2,9 +2,9 @@
 // time, revocable. Signup consumes one use inside the transaction that creates the user.
 import { createHash, randomBytes } from 'node:crypto';
 import type { TInvite, TInviteLookupResponse } from '@daybook/contracts';
+import type { Tx } from '../../db/database.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
-import type { Tx } from '../accounts/accounts.repo.ts';
 import type { InviteListRow, InvitesRepo, InviteWithUses } from './invites.repo.ts';
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');

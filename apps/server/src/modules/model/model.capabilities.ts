@@ -15,6 +15,7 @@ export const INSTEAD: Record<Capability, string> = {
   jsonSchema: 'structured answers use JSON instructions in the prompt',
   streamUsage: 'token counts of streamed answers are not reported',
   thinkWithoutOpening: 'streamed answers are held back until the reasoning ends',
+  lateSystem: "the chat's notes for each turn go at the head of the user's message (its prompt is cached less well)",
 };
 
 const WHAT: Record<Capability, string> = {
@@ -25,6 +26,7 @@ const WHAT: Record<Capability, string> = {
   jsonSchema: 'ignored or refused a JSON schema response format',
   streamUsage: 'refused stream_options (usage of streamed answers)',
   thinkWithoutOpening: 'sends reasoning ending in </think> without an opening tag',
+  lateSystem: 'refused a system message after the first',
 };
 
 export interface CapabilityLog {

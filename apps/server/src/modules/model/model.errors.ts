@@ -64,7 +64,13 @@ export interface Asked {
   toolChoice?: 'auto' | 'named';
   jsonSchema?: boolean;
   streamUsage?: boolean;
+  /** The request has a system message after the first (see model.roles.ts). */
+  lateSystem?: boolean;
 }
+
+/** A chat template that takes one system message, first (Mistral, Gemma, Qwen3 templates; mistral_common). */
+const LATE_SYSTEM_REFUSED =
+  /roles must alternate|system (role|message|prompt)s?[^.]{0,40}(not supported|unsupported|must be|only|beginning|first)|unexpected role ['"`]?system/i;
 
 const REFUSING_STATUSES = new Set([400, 415, 422, 500, 501]);
 // Errors about the request's size or the account, which may mention a feature in passing.
@@ -91,6 +97,7 @@ const TOOLS_REFUSED = new RegExp(
 export function refusalOf(status: number | undefined, message: string, asked: Asked): Capability | null {
   if (status === undefined || !REFUSING_STATUSES.has(status) || NOT_A_REFUSAL.test(message)) return null;
   if (asked.streamUsage && /stream_options|include_usage/i.test(message)) return 'streamUsage';
+  if (asked.lateSystem && LATE_SYSTEM_REFUSED.test(message)) return 'lateSystem';
   if (
     asked.jsonSchema &&
     /response_format|json_schema|json schema|structured output/i.test(message) &&
@@ -255,4 +262,14 @@ export function modelFailure(err: unknown): { error: string; status?: number; co
     ...(typeof e?.status === 'number' ? { status: e.status } : {}),
     ...(typeof e?.code === 'string' ? { code: e.code } : {}),
   };
+}
+
+/** The user's allowance of the day is spent. */
+export class UsageLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(
+      `You have used today's allowance of the assistant (${limit.toLocaleString('en')} tokens). It renews at midnight UTC.`,
+    );
+    this.name = 'UsageLimitError';
+  }
 }

@@ -5,6 +5,7 @@ import { withoutNul } from '../../lib/text.ts';
 import type { Capabilities } from './model.capabilities.ts';
 import { readChunk, ThinkSplitter, ToolCallAssembler } from './model.dialect.ts';
 import { isToolUseFailure, ModelIdleError, reasonOf, refusalIn } from './model.errors.ts';
+import { foldLateSystem, hasLateSystem } from './model.roles.ts';
 import type { LlmReasoning, LlmTurnMessage, LlmUsage, StreamOptions } from './model.types.ts';
 
 type Param = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -25,6 +26,8 @@ export interface StreamDeps {
 interface Asking {
   tools: boolean;
   usage: boolean;
+  /** System messages may come after the first (else they are folded, see model.roles.ts). */
+  lateSystem: boolean;
 }
 
 async function open(
@@ -38,7 +41,9 @@ async function open(
   const offered = options.tools ?? [];
   // Each refused option is dropped, then the request is sent again without it.
   for (;;) {
-    const prompt = offered.length && !asking.tools ? (options.withoutTools?.() ?? messages) : messages;
+    const chosen = offered.length && !asking.tools ? (options.withoutTools?.() ?? messages) : messages;
+    const late = hasLateSystem(chosen);
+    const prompt = late && !asking.lateSystem ? foldLateSystem(chosen) : chosen;
     try {
       return (await client.chat.completions.create(
         {
@@ -56,9 +61,11 @@ async function open(
         stream: true,
         toolChoice: asking.tools ? 'auto' : undefined,
         streamUsage: asking.usage,
+        lateSystem: late && asking.lateSystem,
       });
       if (refused === 'tools' || refused === 'autoToolChoice' || refused === 'streamedTools') asking.tools = false;
       else if (refused === 'streamUsage') asking.usage = false;
+      else if (refused === 'lateSystem') asking.lateSystem = false;
       else if (asking.tools && isToolUseFailure(err)) {
         // The model wrote a tool call its server could not read: this answer goes without tools.
         asking.tools = false;
@@ -83,6 +90,7 @@ export async function* streamAnswer(
   const asking: Asking = {
     tools: Boolean(options.tools?.length) && !refusesChatTools(caps),
     usage: Boolean(options.onUsage) && !caps.refuses('streamUsage'),
+    lateSystem: !caps.refuses('lateSystem'),
   };
   for (;;) {
     const stream = await open(deps, messages, options, asking, signal);

@@ -35,6 +35,13 @@ export interface LlmTool {
   parameters: Record<string, unknown>;
 }
 
+/** What a caller gives a model call beside its prompt: its usage, whose work it is, a wait to show. */
+export interface ModelAsk {
+  onUsage?: (usage: LlmUsage) => void;
+  userId?: number;
+  onWait?: (waiting: boolean) => void;
+}
+
 /** Tokens a call spent, as the endpoint reports them. */
 export interface LlmUsage {
   prompt: number;
@@ -59,6 +66,10 @@ export interface StreamOptions {
    * the caller drops it. Called at most once, before the answer's first real piece.
    */
   onReset?: () => void;
+  /** Whose answer this is: the model's queue is fair between users (model.gate.ts). */
+  userId?: number;
+  /** The model is busy: the call waits its turn (true after a second of it, false when its turn came). */
+  onWait?: (waiting: boolean) => void;
 }
 
 /** A forced, structured answer: the model fills in `parameters` (JSON schema), `schema` checks it. */
@@ -78,6 +89,10 @@ export interface StructuredRequest<T> {
   mode?: StructuredMode;
   /** The way the accepted answer was asked for. */
   onMode?: (mode: StructuredMode) => void;
+  /** Whose work this is: the model's queue is fair between users (model.gate.ts). */
+  userId?: number;
+  /** The model is busy: the call waits its turn (true after a second of it, false when its turn came). */
+  onWait?: (waiting: boolean) => void;
 }
 
 /** How structured answers are asked for, most reliable first. */
@@ -91,7 +106,8 @@ export type Capability =
   | 'namedToolChoice'
   | 'jsonSchema'
   | 'streamUsage'
-  | 'thinkWithoutOpening';
+  | 'thinkWithoutOpening'
+  | 'lateSystem';
 
 export interface Llm {
   model: string;

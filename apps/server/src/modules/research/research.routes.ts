@@ -1,20 +1,33 @@
+import { ZResearch, ZRowParams } from '@daybook/contracts';
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { requireUser } from '../../lib/auth.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { ResearchService } from './research.service.ts';
 
-const ZParams = z.object({ id: z.string() });
 const NOT_FOUND = 'Research report not found.';
 
-export default async function researchRoutes(app: FastifyInstance, { research }: { research: ResearchService }) {
-  app.get('/api/web-research/:id/', async (request) => {
-    const user = requireUser(request);
-    const { id } = ZParams.parse(request.params);
-    // Any id that is not a row id, and another user's, is simply not found.
-    const n = /^\d{1,9}$/.test(id) ? Number(id) : 0;
-    const found = n > 0 ? await research.get(user.id, n) : null;
-    if (!found) throw new AppError('not_found', NOT_FOUND);
-    return found;
-  });
+export default async function researchRoutes(fastify: FastifyInstance, { research }: { research: ResearchService }) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  // Any id that is not a row id, and another user's, is simply not found.
+  app.get(
+    '/api/web-research/:id/',
+    {
+      config: {
+        auth: 'user',
+        notFound: NOT_FOUND,
+        docs: {
+          tag: 'History',
+          summary: 'One research report',
+          responses: { 200: { description: 'The research, done or not.' } },
+        },
+      },
+      schema: { params: ZRowParams, response: { 200: ZResearch } },
+    },
+    async (request) => {
+      const found = await research.get(requireUser(request).id, request.params.id);
+      if (!found) throw new AppError('not_found', NOT_FOUND);
+      return found;
+    },
+  );
 }

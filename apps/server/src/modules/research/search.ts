@@ -58,7 +58,7 @@ export class SearchError extends Error {
 export const SEARCH_NOT_CONFIGURED =
   'Web research is not set up on this Daybook yet: it needs a search provider. Ask whoever runs this Daybook to add one.';
 
-/** The same, for whoever runs Daybook (the log at start; the README's Search providers). */
+/** The same, for whoever runs Daybook (the log at start; docs/research.md, "Search providers"). */
 export const SEARCH_NOT_CONFIGURED_OPERATOR =
   'web research is off: no search provider is configured (set SEARXNG_URL, with json in search.formats of its settings.yml, BRAVE_API_KEY or TAVILY_API_KEY)';
 

@@ -264,4 +264,43 @@ describe('Admin page', () => {
     await userEvent.click(within(panel).getByRole('button', { name: 'Check the model' }));
     expect(await within(panel).findByRole('alert')).toBeVisible();
   });
+
+  it('shows what the model spent: totals, by purpose, the users who spent most, and by day', async () => {
+    const counts = (calls: number, prompt: number, cached: number, completion: number) => ({
+      calls,
+      prompt_tokens: prompt,
+      cached_tokens: cached,
+      completion_tokens: completion,
+    });
+    const network = adminNetwork({
+      'GET /api/admin/usage/': reply(200, {
+        days: 30,
+        daily_limit: 200_000,
+        totals: counts(12, 40_000, 30_000, 4_000),
+        by_purpose: [
+          { purpose: 'chat', ...counts(8, 36_000, 29_000, 3_500) },
+          { purpose: 'learning', ...counts(4, 4_000, 1_000, 500) },
+        ],
+        by_day: [
+          { day: '2026-11-28', ...counts(5, 10_000, 6_000, 1_000) },
+          { day: '2026-11-29', ...counts(7, 30_000, 24_000, 3_000) },
+        ],
+        top_users: [{ id: 2, email: 'kim@example.com', ...counts(12, 40_000, 30_000, 4_000) }],
+      }),
+    });
+    renderRoutes(routes, { path: '/admin?tab=usage', auth: signedIn });
+    const panel = await screen.findByRole('tabpanel', { name: 'Usage' });
+    expect(await within(panel).findByText('Each user may spend 200,000 tokens a day.')).toBeVisible();
+    expect(within(panel).getByText('75% cached')).toBeVisible();
+    const purposes = within(panel).getByRole('region', { name: 'By purpose' });
+    const chat = within(purposes).getByRole('row', { name: /Chat and onboarding/ });
+    expect(chat).toHaveTextContent('36,000');
+    expect(chat).toHaveTextContent('81%');
+    const users = within(panel).getByRole('region', { name: 'Users who spent most' });
+    expect(within(users).getByRole('row', { name: /kim@example.com/ })).toHaveTextContent('44,000');
+    expect(within(panel).getByRole('region', { name: 'By day' })).toHaveTextContent('2026-11-29');
+    expect(network.calls('GET /api/admin/usage/')[0]?.search).toBe('?days=30');
+    await userEvent.selectOptions(within(panel).getByRole('combobox', { name: 'Period' }), 'Last 7 days');
+    await waitFor(() => expect(network.calls('GET /api/admin/usage/').at(-1)?.search).toBe('?days=7'));
+  });
 });

@@ -1,9 +1,10 @@
-// /admin: administrators manage invites and accounts, and check the model, here. Others get a note
+// /admin: administrators manage invites and accounts, check the model and see its usage, here. Others get a note
 // that the area is for administrators (every admin call answers them 403).
 import { type KeyboardEvent, useCallback, useId, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { InvitesPanel } from './InvitesPanel.tsx';
 import { ModelPanel } from './ModelPanel.tsx';
+import { UsagePanel } from './UsagePanel.tsx';
 import { UsersPanel } from './UsersPanel.tsx';
 import './admin.css';
 
@@ -11,6 +12,7 @@ const TABS = [
   { id: 'invites', label: 'Invites' },
   { id: 'users', label: 'Users' },
   { id: 'model', label: 'Model' },
+  { id: 'usage', label: 'Usage' },
 ] as const;
 type Tab = (typeof TABS)[number]['id'];
 
@@ -20,7 +22,12 @@ export function AdminPage() {
   const [forbidden, setForbidden] = useState(false);
   const onForbidden = useCallback(() => setForbidden(true), []);
   const baseId = useId();
-  const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({ invites: null, users: null, model: null });
+  const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({
+    invites: null,
+    users: null,
+    model: null,
+    usage: null,
+  });
 
   const select = (next: Tab, focus = false) => {
     setParams(next === 'invites' ? {} : { tab: next }, { replace: true });
@@ -49,7 +56,9 @@ export function AdminPage() {
     <div className="container page admin-page">
       <header className="page-header">
         <h1 className="page-title">Admin</h1>
-        <p className="page-subtitle">Invite people to this Daybook, manage their accounts and check its model.</p>
+        <p className="page-subtitle">
+          Invite people to this Daybook, manage their accounts, check its model and see what the model spends.
+        </p>
       </header>
       <div className="admin-tabs" role="tablist" aria-label="Admin sections" onKeyDown={onKeyDown}>
         {TABS.map((t) => (
@@ -84,6 +93,7 @@ export function AdminPage() {
           {t.id === 'invites' && <InvitesPanel onForbidden={onForbidden} />}
           {t.id === 'users' && <UsersPanel onForbidden={onForbidden} active={tab === 'users'} />}
           {t.id === 'model' && <ModelPanel onForbidden={onForbidden} />}
+          {t.id === 'usage' && <UsagePanel onForbidden={onForbidden} shown={tab === 'usage'} />}
         </section>
       ))}
     </div>

@@ -11,6 +11,7 @@ import {
   ZInvite,
   ZInviteList,
   ZModelCheck,
+  ZModelUsage,
   ZSendInviteResponse,
 } from '@daybook/contracts';
 import { ApiError, apiRequest } from '../../lib/api.ts';
@@ -42,3 +43,7 @@ export const isForbidden = (err: unknown) => err instanceof ApiError && err.stat
 
 /** Probes the configured model (a few model calls; up to minutes on slow hardware). */
 export const checkModel = () => apiRequest('/api/admin/model-check/', ZModelCheck, { method: 'POST', body: {} });
+
+/** What the model spent over the last `days` days (tokens as its endpoint reported them). */
+export const modelUsage = (days: number, signal?: AbortSignal) =>
+  apiRequest(`/api/admin/usage/?days=${days}`, ZModelUsage, { signal });

@@ -2,9 +2,9 @@
 import type { TSessionEndedReason } from '@daybook/contracts';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
 import { claimDrafts } from '../../lib/drafts.ts';
-import { adoptBrowserTimeZone } from '../daily/api.ts';
 import { getSessionInfo } from './allauth.ts';
 import { getMe } from './api.ts';
+import { adoptBrowserTimeZone } from './time-zone.ts';
 
 export interface SessionUser {
   id: number | string;

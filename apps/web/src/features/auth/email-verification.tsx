@@ -5,10 +5,10 @@
 import { resendThrottled, type TUserMe } from '@daybook/contracts';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { useLocation } from 'react-router-dom';
-import { adoptBrowserTimeZone } from '../daily/api.ts';
 import { getMe, resendVerification } from './api.ts';
 import { useAuth } from './auth-context.tsx';
 import { RESEND_FAILED } from './ResendVerificationPage.tsx';
+import { adoptBrowserTimeZone } from './time-zone.ts';
 
 /** sessionStorage: the id of the user who dismissed the reminder in this browser session. */
 export const REMINDER_DISMISSED_KEY = 'daybook.verify-reminder-dismissed';

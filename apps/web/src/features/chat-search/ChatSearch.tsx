@@ -5,7 +5,7 @@ import { CHAT_SEARCH_TEXT_MAX, type TChatSearchHighlight, type TChatSearchResult
 import { type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { Modal } from '../../components/Modal.tsx';
-import { dayLabel, formatFullDate, formatTime } from '../chat/dates.ts';
+import { dayLabel, formatFullDate, formatTime } from '../../lib/dates.ts';
 import { searchChat } from './api.ts';
 import './chat-search.css';
 

@@ -5,9 +5,9 @@ import { type FocusEvent, type ReactNode, useEffect, useId, useLayoutEffect, use
 import { Link } from 'react-router-dom';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { Markdown } from '../../components/Markdown.tsx';
+import { formatFullDate, formatTime } from '../../lib/dates.ts';
 import { ResearchReport } from '../research/ResearchReportView.tsx';
 import type { ChatItem } from './chat.state.ts';
-import { formatFullDate, formatTime } from './dates.ts';
 import { outcomeOf } from './research.cards.ts';
 
 export { formatTime };

@@ -3,8 +3,9 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderChatPage } from '../../test/chat.tsx';
 import { SENDING, WAITING_FOR_CONNECTION } from './ChatMessage.tsx';
-import { OFFLINE, OFFLINE_NOTICE } from './ChatView.tsx';
+import { OFFLINE_NOTICE } from './ConnectionBanners.tsx';
 import { HEARTBEAT_MS, PONG_TIMEOUT_MS } from './useChatSocket.ts';
+import { OFFLINE } from './useConnectionState.ts';
 
 afterEach(cleanup);
 

@@ -88,6 +88,16 @@ describe('a research in the chat', () => {
     expect(log().getByText('Waiting to try again')).toBeInTheDocument();
   });
 
+  it('says when its step waits for the assistant model, and stops saying so when its turn comes', () => {
+    const { connect, region } = setup();
+    const socket = connect([card({ stage: 'writing', waiting_for_model: true, version: 4 })]);
+    expect(
+      within(region()).getByText('Writing the report: waiting for the assistant model, which is busy'),
+    ).toBeInTheDocument();
+    socket.receive({ message_type: 'research', research: card({ stage: 'writing', version: 5 }) });
+    expect(within(region()).getByText('Writing the report')).toBeInTheDocument();
+  });
+
   it('Cancel asks the server once, says it is cancelling, and the note takes the card’s place', async () => {
     const { connect, log, region } = setup();
     const socket = connect([card({ stage: 'searching', queries: ['winter tyres for bikes'], version: 3 })]);

@@ -22,13 +22,9 @@ import {
 import { memoryRouter, renderRoutes, signedIn } from '../../test/render.tsx';
 import { fakeTimers, fakeWebSocketClass } from '../../test/socket.ts';
 import { fetchSession } from '../auth/auth-context.tsx';
-import {
-  ChatPage,
-  type ChatViewProps,
-  NOTIFICATION_FADE_MS,
-  NOTIFICATION_HOLD_MS,
-  ONBOARDING_REDIRECT_MS,
-} from './ChatView.tsx';
+import { ChatPage, type ChatViewProps } from './ChatView.tsx';
+import { ONBOARDING_REDIRECT_MS } from './useRedirect.ts';
+import { NOTIFICATION_FADE_MS, NOTIFICATION_HOLD_MS } from './useTaskNotifications.ts';
 
 /** A local time today as ISO, so the 12-hour rendering is predictable in any time zone. */
 const at = (hours: number, minutes: number) => new Date(2025, 5, 2, hours, minutes).toISOString();

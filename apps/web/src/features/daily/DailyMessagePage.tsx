@@ -3,10 +3,10 @@
 import { DAILY_MESSAGES, type TDailyMessage, type TResearch } from '@daybook/contracts';
 import { useEffect, useId, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
+import { BackToResources, DetailStatus } from '../../components/DetailStatus.tsx';
 import { Markdown } from '../../components/Markdown.tsx';
 import { ResearchReportView } from '../research/ResearchReportView.tsx';
 import { formatDate, headingShift, reportTitle, researchContent } from '../research/report.ts';
-import { BackToResources, DetailStatus } from '../resources/DetailStatus.tsx';
 import { formatDeliveryDate } from '../resources/format.ts';
 import { askInChatPath, getDailyMessage, isNotFound, parseDailyMessageId } from './api.ts';
 

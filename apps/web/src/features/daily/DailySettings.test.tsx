@@ -20,8 +20,8 @@ import { SEND_NOW_DELIVERED, SEND_NOW_FAILED, SEND_NOW_QUEUED, TIME_ZONE_UNKNOWN
 // afresh so they see the mock, and dropped after it so later files get the real ones.
 vi.hoisted(() => vi.resetModules());
 afterAll(() => vi.resetModules());
-vi.mock('./time-zones.ts', async (original) => ({
-  ...(await original<typeof import('./time-zones.ts')>()),
+vi.mock('../../lib/time-zones.ts', async (original) => ({
+  ...(await original<typeof import('../../lib/time-zones.ts')>()),
   browserTimeZone: () => 'Europe/Berlin',
 }));
 

@@ -12,10 +12,10 @@ import {
 import { type FormEvent, type KeyboardEvent, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { ApiError, serverFieldErrors, serverMessage } from '../../lib/api.ts';
+import { browserTimeZone, canonicalTimeZone, timeZoneNames } from '../../lib/time-zones.ts';
 import { updateMe } from '../auth/api.ts';
 import { SETTINGS_UPDATE_FAILED, SettingSwitch } from '../auth/daily-pause.tsx';
 import { sendDailyMessageNow } from './api.ts';
-import { browserTimeZone, canonicalTimeZone, timeZoneNames } from './time-zones.ts';
 
 export const SEND_NOW_QUEUED = 'Your message is being written; it will appear in your chat.';
 export const SEND_NOW_DELIVERED = "Today's message was already delivered.";

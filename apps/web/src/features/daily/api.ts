@@ -1,10 +1,8 @@
 // The daily message calls: one message (GET /api/daily-messages/{id}/, owner only; 404 for anyone
-// else's), "Send today's message now", and the browser's time zone for accounts without one. The
-// settings themselves are PATCH /api/users/me/ (auth/api.ts).
-import { type TUserMe, ZDailyMessage, ZSendNowResponse } from '@daybook/contracts';
+// else's) and "Send today's message now". The settings themselves are PATCH /api/users/me/
+// (auth/api.ts); a new account's time zone is set at sign-in (auth/time-zone.ts).
+import { ZDailyMessage, ZSendNowResponse } from '@daybook/contracts';
 import { ApiError, apiRequest } from '../../lib/api.ts';
-import { updateMe } from '../auth/api.ts';
-import { browserTimeZone } from './time-zones.ts';
 
 export const dailyMessagePath = (id: number) => `/api/daily-messages/${id}/`;
 export const dailyMessagePagePath = (id: number) => `/resources/daily-message/${id}`;
@@ -30,24 +28,3 @@ export const SEND_NOW_PATH = '/api/daily-messages/send-now/';
 
 /** 200/202 with today's message, queued or already delivered; 429 past DAILY_SEND_NOW_PER_DAY a day. */
 export const sendDailyMessageNow = () => apiRequest(SEND_NOW_PATH, ZSendNowResponse, { method: 'POST' });
-
-const adopted = new Set<string>();
-
-/**
- * An account without a time zone gets this device's (UTC would deliver the message at the wrong hour),
- * once per account and page load. Failures are ignored: the profile page offers the same choice.
- */
-export async function adoptBrowserTimeZone(me: Pick<TUserMe, 'id' | 'time_zone'>): Promise<void> {
-  const account = String(me.id);
-  if (me.time_zone !== null || adopted.has(account)) return;
-  // Asked only now: the engine's first date format loads its time zone data (tens of ms on a phone).
-  const zone = browserTimeZone();
-  if (!zone) return;
-  adopted.add(account);
-  await updateMe({ time_zone: zone }).catch(() => {});
-}
-
-/** For tests: forgets which accounts were given a time zone. */
-export function clearAdoptedTimeZones() {
-  adopted.clear();
-}

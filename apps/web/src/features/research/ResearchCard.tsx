@@ -16,6 +16,11 @@ const STEPS = [
 
 /** What the card says of a stage, in a few words. */
 export function stageText(card: TResearchCard): string {
+  const step = stepText(card);
+  return card.waiting_for_model ? `${step}: waiting for the assistant model, which is busy` : step;
+}
+
+function stepText(card: TResearchCard): string {
   switch (card.stage) {
     case 'queued':
       return card.retrying ? 'Waiting to try again' : 'Waiting for your earlier research to finish';

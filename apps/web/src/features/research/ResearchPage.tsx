@@ -3,8 +3,8 @@
 import type { TResearch } from '@daybook/contracts';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
+import { BackToResources, DetailStatus } from '../../components/DetailStatus.tsx';
 import { ApiError } from '../../lib/api.ts';
-import { BackToResources, DetailStatus } from '../resources/DetailStatus.tsx';
 import { getResearch } from './api.ts';
 import { ResearchReportView } from './ResearchReportView.tsx';
 import { formatDate, reportMarkdown, reportTitle, researchContent } from './report.ts';

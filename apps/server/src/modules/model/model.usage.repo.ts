@@ -1,0 +1,81 @@
+// Tokens per user, purpose and day (model_usage), added to as the model reports them, and read back
+// for the admin's report and a user's allowance.
+import type { Query } from '../../db/database.ts';
+import type { LlmUsage } from './model.types.ts';
+
+export type Purpose = 'chat' | 'learning' | 'research' | 'daily';
+
+export interface UsageTotals {
+  calls: number;
+  prompt: number;
+  cached: number;
+  completion: number;
+}
+
+const TODAY = `(now() AT TIME ZONE 'UTC')::date`;
+const SUMS = `sum(calls)::int AS calls, sum(prompt_tokens)::bigint AS prompt, sum(cached_tokens)::bigint AS cached,
+  sum(completion_tokens)::bigint AS completion`;
+type Sums = { [K in keyof UsageTotals]?: string | number | null };
+/** bigint sums come back as text: numbers again (far below 2^53). */
+const totals = <T extends Sums>(row: T): Omit<T, keyof UsageTotals> & UsageTotals => ({
+  ...row,
+  calls: Number(row.calls ?? 0),
+  prompt: Number(row.prompt ?? 0),
+  cached: Number(row.cached ?? 0),
+  completion: Number(row.completion ?? 0),
+});
+
+export function createModelUsageRepo(query: Query) {
+  return {
+    /** Adds one call's tokens to today's row of the user and purpose. */
+    async add(userId: number, purpose: Purpose, usage: LlmUsage): Promise<void> {
+      await query(
+        `INSERT INTO model_usage (user_id, day, purpose, calls, prompt_tokens, cached_tokens, completion_tokens)
+         SELECT $1, ${TODAY}, $2, 1, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM users WHERE id = $1)
+         ON CONFLICT (user_id, day, purpose) DO UPDATE SET
+           calls = model_usage.calls + 1,
+           prompt_tokens = model_usage.prompt_tokens + EXCLUDED.prompt_tokens,
+           cached_tokens = model_usage.cached_tokens + EXCLUDED.cached_tokens,
+           completion_tokens = model_usage.completion_tokens + EXCLUDED.completion_tokens`,
+        [userId, purpose, usage.prompt, usage.cached ?? 0, usage.completion],
+      );
+    },
+    /** The tokens (prompt and completion) the user spent today, UTC. */
+    async spentToday(userId: number): Promise<number> {
+      const [row] = await query<{ n: string | null }>(
+        `SELECT sum(prompt_tokens + completion_tokens)::bigint AS n FROM model_usage WHERE user_id = $1 AND day = ${TODAY}`,
+        [userId],
+      );
+      return Number(row?.n ?? 0);
+    },
+    /** The last `days` days (today included): totals, by purpose, by day, and the users who spent most. */
+    async report(days: number, top: number) {
+      const since = `${TODAY} - ($1::int - 1)`;
+      const [all] = await query<Sums>(`SELECT ${SUMS} FROM model_usage WHERE day >= ${since}`, [days]);
+      const byPurpose = await query<Sums & { purpose: string }>(
+        `SELECT purpose, ${SUMS} FROM model_usage WHERE day >= ${since} GROUP BY purpose ORDER BY purpose`,
+        [days],
+      );
+      const byDay = await query<Sums & { day: string }>(
+        `SELECT to_char(day, 'YYYY-MM-DD') AS day, ${SUMS} FROM model_usage WHERE day >= ${since} GROUP BY day ORDER BY day`,
+        [days],
+      );
+      // Reads the accounts' table for the address: a report joins what it shows.
+      const topUsers = await query<Sums & { userId: number; email: string }>(
+        `SELECT u.id AS "userId", u.email, ${SUMS}
+         FROM model_usage m JOIN users u ON u.id = m.user_id
+         WHERE m.day >= ${since}
+         GROUP BY u.id, u.email ORDER BY sum(m.prompt_tokens + m.completion_tokens) DESC, u.id LIMIT $2`,
+        [days, top],
+      );
+      return {
+        totals: totals<Sums>(all ?? {}),
+        byPurpose: byPurpose.map(totals),
+        byDay: byDay.map(totals),
+        topUsers: topUsers.map(totals),
+      };
+    },
+  };
+}
+
+export type ModelUsageRepo = ReturnType<typeof createModelUsageRepo>;
