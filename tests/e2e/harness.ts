@@ -29,6 +29,9 @@ function compiled(source: string): string {
 
 export { freePort };
 
+/** The servers running now, for the failure report (tests/e2e/setup.ts). */
+export const runningApps = new Set<RunningApp>();
+
 export interface RunningApp {
   baseUrl: string;
   logs(): string;
@@ -118,6 +121,7 @@ export async function startApp(
   };
 
   const stop = async () => {
+    runningApps.delete(app);
     await kill();
     await database?.drop();
     await rm(dataDir, { recursive: true, force: true });
@@ -135,7 +139,9 @@ export async function startApp(
     spawnServer();
     await waitReady();
   };
-  return { baseUrl, logs: () => logs, stop, restart, run };
+  const app = { baseUrl, logs: () => logs, stop, restart, run };
+  runningApps.add(app);
+  return app;
 }
 
 export async function launchBrowser(): Promise<Browser> {
