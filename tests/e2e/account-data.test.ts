@@ -123,6 +123,7 @@ describe('your data on the profile page', () => {
       },
       memories: [{ key: 'favourite tea', data: 'Assam, strong', deleted_at: null }],
       calendar_connections: [],
+      model_usage: [],
     });
     expect(JSON.stringify(doc)).not.toContain(PASSWORD);
     await dataSection()

@@ -140,6 +140,18 @@ export const ZExportCalendarConnection = z.object({
   last_synced: ZIso.nullable(),
 });
 
+/** What the assistant's model spent for the user on one day (UTC) and purpose, as the admin's Usage tab counts it. */
+export const ZExportModelUsage = z.object({
+  /** YYYY-MM-DD, UTC. */
+  day: z.string(),
+  /** chat | learning | research | daily */
+  purpose: z.string(),
+  calls: z.number().int(),
+  prompt_tokens: z.number().int(),
+  cached_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+});
+
 export const ZAccountExport = z.object({
   format: z.literal(ACCOUNT_EXPORT_FORMAT),
   version: z.literal(ACCOUNT_EXPORT_VERSION),
@@ -152,6 +164,7 @@ export const ZAccountExport = z.object({
   daily_messages: z.array(ZExportDailyMessage),
   researches: z.array(ZExportResearch),
   calendar_connections: z.array(ZExportCalendarConnection),
+  model_usage: z.array(ZExportModelUsage),
 });
 export type TAccountExport = z.infer<typeof ZAccountExport>;
 export type TExportAccount = z.infer<typeof ZExportAccount>;
@@ -160,6 +173,7 @@ export type TExportChatMessage = z.infer<typeof ZExportChatMessage>;
 export type TExportResearch = z.infer<typeof ZExportResearch>;
 export type TExportDailyMessage = z.infer<typeof ZExportDailyMessage>;
 export type TExportCalendarConnection = z.infer<typeof ZExportCalendarConnection>;
+export type TExportModelUsage = z.infer<typeof ZExportModelUsage>;
 
 // ---- deleting the account -----------------------------------------------------------------------
 

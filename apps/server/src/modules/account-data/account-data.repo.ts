@@ -98,6 +98,21 @@ export function createAccountDataRepo(prisma: PrismaClient) {
         select: { provider: true, display: true, status: true, createdAt: true, lastSyncedAt: true },
       }),
 
+    /** A few rows a day at most (one per purpose): read at once. */
+    modelUsage: (userId: number) =>
+      prisma.modelUsage.findMany({
+        where: { userId },
+        orderBy: [{ day: 'asc' }, { purpose: 'asc' }],
+        select: {
+          day: true,
+          purpose: true,
+          calls: true,
+          promptTokens: true,
+          cachedTokens: true,
+          completionTokens: true,
+        },
+      }),
+
     /** One transaction for the deletion, whose parts belong to accounts, rate limits and the realtime bus. */
     transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
       return prisma.$transaction(fn);

@@ -139,6 +139,12 @@ async function richUser() {
   });
   await connectGoogle(browser, `g-${userId}`);
   await addIcs(browser);
+  // What the model spent for them (model.usage.ts writes these rows as calls end).
+  await t.database.db.query(
+    `INSERT INTO model_usage (user_id, day, purpose, calls, prompt_tokens, cached_tokens, completion_tokens)
+     VALUES ($1, '2026-03-02', 'chat', 3, 4200, 3100, 380), ($1, '2026-03-02', 'daily', 1, 900, 0, 210)`,
+    [userId],
+  );
   return {
     ...user,
     ids: {
@@ -171,6 +177,7 @@ async function rowsOf(userId: number, email = '') {
       (SELECT count(*) FROM daily_messages WHERE user_id = $1) AS daily,
       (SELECT count(*) FROM calendar_connections WHERE user_id = $1) AS calendars,
       (SELECT count(*) FROM calendar_oauth_states WHERE user_id = $1) AS oauth_states,
+      (SELECT count(*) FROM model_usage WHERE user_id = $1) AS model_usage,
       (SELECT count(*) FROM invite_uses WHERE user_id = $1) AS invite_uses,
       (SELECT count(*) FROM rate_limit_hits WHERE key LIKE '%:user:' || $1::text) AS rate_limits,
       (SELECT count(*) FROM rate_limit_hits WHERE key LIKE '%:' || $2::text) AS address_limits,
@@ -288,6 +295,20 @@ describe('GET /api/users/me/export/', () => {
     expect(text).not.toMatch(/argon2|password_hash|"secret"|"uid"/);
   });
 
+  it('has what the model spent for the user, by day and purpose', () => {
+    expect(doc.model_usage).toEqual([
+      {
+        day: '2026-03-02',
+        purpose: 'chat',
+        calls: 3,
+        prompt_tokens: 4200,
+        cached_tokens: 3100,
+        completion_tokens: 380,
+      },
+      { day: '2026-03-02', purpose: 'daily', calls: 1, prompt_tokens: 900, cached_tokens: 0, completion_tokens: 210 },
+    ]);
+  });
+
   it("holds only the user's own rows", async () => {
     const other = await signedInUser(t);
     const { doc: theirs } = await exportOf(other.browser);
@@ -298,7 +319,8 @@ describe('GET /api/users/me/export/', () => {
       theirs.daily_messages,
       theirs.researches,
       theirs.calendar_connections,
-    ]).toEqual([[], [], [], [], []]);
+      theirs.model_usage,
+    ]).toEqual([[], [], [], [], [], []]);
   });
 
   it('answers 401 without a session', async () => {
@@ -436,6 +458,7 @@ describe('POST /api/users/me/delete/', () => {
       researches: 2,
       daily: 1,
       calendars: 2,
+      model_usage: 2,
       // The signup's own session, the signed-in browser's and the laptop's.
       sessions: 3,
       realtime: 1,
@@ -461,6 +484,7 @@ describe('POST /api/users/me/delete/', () => {
       daily: 0,
       calendars: 0,
       oauth_states: 0,
+      model_usage: 0,
       invite_uses: 0,
       rate_limits: 0,
       address_limits: 0,

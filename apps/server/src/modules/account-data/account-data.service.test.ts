@@ -55,6 +55,7 @@ function fakeRepo(chatCount: number, reads: string[]) {
     dailyMessages: async () => [],
     researches: async () => [],
     calendarConnections: async () => [],
+    modelUsage: async () => [],
   };
   return repo as unknown as AccountDataRepo;
 }

@@ -10,6 +10,7 @@ import {
   type TExportChatMessage,
   type TExportDailyMessage,
   type TExportMemory,
+  type TExportModelUsage,
   type TExportResearch,
   type TTemperatureUnit,
 } from '@daybook/contracts';
@@ -139,6 +140,15 @@ export const presentCalendarConnection = (c: Row<'calendarConnections'>): TExpor
   last_synced: iso(c.lastSyncedAt),
 });
 
+export const presentModelUsage = (u: Row<'modelUsage'>): TExportModelUsage => ({
+  day: u.day.toISOString().slice(0, 10),
+  purpose: u.purpose,
+  calls: u.calls,
+  prompt_tokens: u.promptTokens,
+  cached_tokens: u.cachedTokens,
+  completion_tokens: u.completionTokens,
+});
+
 /** The file's name: the date the user sees on their calendar (their time zone, else UTC). */
 export function exportFilename(at: Date, timeZone: string | null): string {
   let date = at.toISOString().slice(0, 10);
@@ -232,7 +242,9 @@ export function createAccountDataService({ repo, calendar, sessions, users, limi
         yield* array('daily_messages', (after) => repo.dailyMessages(userId, after), presentDailyMessage);
         yield* array('researches', (after) => repo.researches(userId, after), presentResearch);
         const connections = (await repo.calendarConnections(userId)).map(presentCalendarConnection);
-        yield `,"calendar_connections":${JSON.stringify(connections)}}`;
+        yield `,"calendar_connections":${JSON.stringify(connections)}`;
+        const usage = (await repo.modelUsage(userId)).map(presentModelUsage);
+        yield `,"model_usage":${JSON.stringify(usage)}}`;
       }
       return { filename: exportFilename(now, user.timeZone), chunks: chunks() };
     },

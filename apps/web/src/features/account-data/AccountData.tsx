@@ -51,8 +51,9 @@ export function DownloadDataRow() {
       <div>
         <p className="account-action-title">Download my data</p>
         <p className="muted account-action-text">
-          Your account, settings, memories, chats, daily messages, research reports and calendar connections, as one
-          JSON file. Calendar access tokens and private calendar addresses are left out.
+          Your account, settings, memories, chats, daily messages, research reports, calendar connections and what the
+          assistant model spent for you, as one JSON file. Calendar access tokens and private calendar addresses are
+          left out.
         </p>
         <div id={statusId} className="account-data-status" role="status" aria-live="polite">
           {state.kind === 'busy' && (
