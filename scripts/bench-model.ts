@@ -13,7 +13,9 @@
 // (011785c; 'none' measures this checkout only), BENCH_MODEL_TURNS (60), BENCH_MODEL_MEMORIES (500),
 // BENCH_MODEL_SLOTS (2; this checkout runs with LLM_CONCURRENCY at the same), BENCH_MODEL_PROMPT_MS
 // (0.05 per token not cached), BENCH_MODEL_GEN_MS (0.5 per token), BENCH_MODEL_ONLY (prefix,fanout),
-// BENCH_MODEL_REV (measure that commit, in a worktree, instead of the working tree).
+// BENCH_MODEL_REV (measure that commit, in a worktree, instead of the working tree),
+// BENCH_MODEL_SHARED_HISTORY (1: every chat user's earlier conversation is the same text, as in the
+// first measurements; see model-fanout.ts).
 import path from 'node:path';
 import pg from 'pg';
 import WebSocket from 'ws';
@@ -221,6 +223,7 @@ const fanout = (tree: string) =>
     slots: SLOTS,
     promptMsPerToken: PROMPT_MS,
     genMsPerToken: GEN_MS,
+    sharedHistory: env.BENCH_MODEL_SHARED_HISTORY === '1',
     idleMs: Number(env.BENCH_MODEL_IDLE_S ?? 40) * 1000,
     timeoutMs: Number(env.BENCH_MODEL_FANOUT_TIMEOUT_S ?? 900) * 1000,
     progress,

@@ -18,6 +18,12 @@ export interface FanoutOptions {
   slots: number;
   promptMsPerToken: number;
   genMsPerToken: number;
+  /**
+   * The chat users' earlier conversations are the same text for every user (the first measurements
+   * did this): their prompts then share most of their length across users, which real users' never
+   * do, so a slot's cache served any of them. Default: each user's history is their own.
+   */
+  sharedHistory: boolean;
   /** Chat alone before the users fall due, at least. */
   idleMs: number;
   timeoutMs: number;
@@ -118,15 +124,18 @@ export async function measureFanout(o: FanoutOptions): Promise<FanoutLine> {
     await db.connect();
     const { clones } = await seed(db, 'main@bench.example', o.chatUsers);
     // Conversations already under way, their window full: idle and during the fan-out, the chat's
-    // prompts are alike (otherwise the later ones, during the fan-out, would be the longer).
+    // prompts are alike (otherwise the later ones, during the fan-out, would be the longer). Each
+    // user's is their own (its first words name them) unless sharedHistory.
     await db.query(
       `INSERT INTO chat_messages (user_id, channel, author_type, message_type, raw_text, created_at)
        SELECT u.id, 'chat', CASE WHEN i % 2 = 0 THEN 'human' ELSE 'assistant' END,
               CASE WHEN i % 2 = 0 THEN 'message' ELSE 'markdown' END,
-              CASE WHEN i % 2 = 0 THEN 'Earlier question ' || i || ': what should I cook this week?'
-                   ELSE 'Earlier answer ' || i || ': ' || repeat('try a simple dish with what you have, ', 12) END,
+              CASE WHEN $1::boolean THEN '' ELSE u.email || ', ' END ||
+              CASE WHEN i % 2 = 0 THEN 'earlier question ' || i || ': what should I cook this week?'
+                   ELSE 'earlier answer ' || i || ': ' || repeat('try a simple dish with what you have, ', 12) END,
               now() - make_interval(mins => 120 - i)
        FROM users u, generate_series(0, 39) AS i WHERE u.email LIKE 'clone-%@bench.example'`,
+      [o.sharedHistory],
     );
     // Verified, paused until they are made due all at once; no weather, calendar, research or mail.
     const { rows } = await db.query<{ first: number; last: number }>(
@@ -194,6 +203,14 @@ export async function measureFanout(o: FanoutOptions): Promise<FanoutLine> {
         o.progress(
           `    ${name}: model queue ${med((k) => k.startedAt - k.receivedAt)} ms, to first token ${med((k) => k.firstTokenAt - k.startedAt)} ms, uncached tokens ${med((k) => k.promptTokens - k.cachedTokens)}`,
         );
+        // What the slot's cache held before each chat call: which calls evict the chat's prefix.
+        const byAfter = new Map<string, number[]>();
+        for (const k of within) {
+          const key = (k.after ?? '').slice(0, 40) || '(empty)';
+          byAfter.set(key, [...(byAfter.get(key) ?? []), k.promptTokens - k.cachedTokens]);
+        }
+        for (const [after, xs] of byAfter)
+          o.progress(`      after "${after}": ${xs.length} calls, uncached p50 ${stats(xs).p50}`);
       }
     }
     return {

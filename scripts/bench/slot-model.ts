@@ -44,6 +44,9 @@ export interface ModelCall {
   promptTokens: number;
   cachedTokens: number;
   completionTokens: number;
+  /** The slot it ran on, and the kind of the call that ran there before it (what its cache held). */
+  slot?: number;
+  after?: string;
   prompt?: string;
 }
 
@@ -72,7 +75,7 @@ export function commonPrefix(a: string, b: string): number {
 }
 
 export async function startSlotModel(options: SlotModelOptions) {
-  const slots = Array.from({ length: options.slots }, () => ({ busy: false, cache: '', usedAt: 0 }));
+  const slots = Array.from({ length: options.slots }, (_, id) => ({ id, busy: false, cache: '', usedAt: 0, kind: '' }));
   const waiting: Array<{ rendered: string; start: (slot: (typeof slots)[number]) => void }> = [];
   const calls: ModelCall[] = [];
 
@@ -131,6 +134,8 @@ export async function startSlotModel(options: SlotModelOptions) {
     const slot = await acquire(rendered);
     try {
       call.startedAt = now();
+      call.slot = slot.id;
+      call.after = slot.kind;
       call.cachedTokens = Math.floor(commonPrefix(slot.cache, rendered) / CHARS_PER_TOKEN);
       await sleep((call.promptTokens - call.cachedTokens) * options.promptMsPerToken);
       const text = options.answer(req, rendered);
@@ -144,6 +149,7 @@ export async function startSlotModel(options: SlotModelOptions) {
       if (req.stream) await stream(req, res, text, call, usage);
       else await whole(req, res, text, call, usage);
       slot.cache = rendered + text;
+      slot.kind = call.kind;
     } finally {
       call.finishedAt = now();
       release(slot);
