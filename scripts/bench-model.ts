@@ -10,7 +10,7 @@
 //   BENCH_MODEL_FANOUT_USERS (1,000) users' daily messages are written by two workers: the chat's
 //   time to first token, idle and during the fan-out (target: within 1.5x), and the fan-out's time.
 // Settings: DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres), BENCH_MODEL_BASELINE
-// (011785c; 'none' measures this checkout only), BENCH_MODEL_TURNS (60), BENCH_MODEL_MEMORIES (500),
+// (85f7e9f, the last commit before issue 33 in this history; 'none' measures this checkout only), BENCH_MODEL_TURNS (60), BENCH_MODEL_MEMORIES (500),
 // BENCH_MODEL_SLOTS (2; this checkout runs with LLM_CONCURRENCY at the same), BENCH_MODEL_PROMPT_MS
 // (0.05 per token not cached), BENCH_MODEL_GEN_MS (0.5 per token), BENCH_MODEL_ONLY (prefix,fanout),
 // BENCH_MODEL_REV (measure that commit, in a worktree, instead of the working tree),
@@ -29,7 +29,9 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const ANSWERS = new URL('./bench/model-answers.ts', import.meta.url).href;
 const env = process.env;
 const DATABASE_URL = env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const BASELINE = env.BENCH_MODEL_BASELINE ?? '011785c';
+// The first measurements used 011785c, which did not survive: issues 32 and 33 landed as one
+// recovered commit on top of 85f7e9f.
+const BASELINE = env.BENCH_MODEL_BASELINE ?? '85f7e9f';
 const TURNS = Number(env.BENCH_MODEL_TURNS ?? 60);
 const MEMORIES = Number(env.BENCH_MODEL_MEMORIES ?? 500);
 const SLOTS = Number(env.BENCH_MODEL_SLOTS ?? 2);
