@@ -107,11 +107,15 @@ it('stops an answer while it is written: Stop beside Send, the text so far kept 
 it('stops with Escape from the message box', async () => {
   fake.onChat(answerScript);
   const box = await openChat(page);
+  const before = await answers(page).count();
   await send(page, 'Another story, please');
   await page.getByRole('button', { name: 'Stop', exact: true }).waitFor({ timeout: 15_000 });
-  await page.getByText('Sentence 1 of the story').last().waitFor({ timeout: 15_000 });
+  // This answer's first words, not the earlier story's.
+  const answer = answers(page).nth(before);
+  await answer.getByText('Sentence 1 of the story').waitFor({ timeout: 15_000 });
   await box.press('Escape');
-  await answers(page).last().getByText('Stopped', { exact: true }).waitFor({ timeout: 15_000 });
+  await answer.getByText('Stopped', { exact: true }).waitFor({ timeout: 15_000 });
+  await expectLocator(page.getByRole('button', { name: 'Stop', exact: true })).toHaveCount(0);
 });
 
 it('copies an answer as markdown and a code block as its code', async () => {
@@ -188,8 +192,9 @@ it('retries after the assistant was unavailable, also after a reload', async () 
 it('a tab opened while an answer is written shows it from its first word, then the rest', async () => {
   fake.onChat(answerScript);
   await openChat(page);
+  const before = await answers(page).count();
   await send(page, 'One more story');
-  await page.getByText('Sentence 3 of the story').last().waitFor({ timeout: 15_000 });
+  await answers(page).nth(before).getByText('Sentence 3 of the story').waitFor({ timeout: 15_000 });
   const tab = await context.newPage();
   await tab.setViewportSize({ width: 360, height: 780 });
   await tab.goto(`${app.baseUrl}/chat`);
@@ -198,8 +203,8 @@ it('a tab opened while an answer is written shows it from its first word, then t
   await expectLocator(live).toHaveText(/^\s*Sentence 1 of the story/);
   await screenshot(tab, 'chat-controls-joined');
   // The final answer takes the live one's place: one answer, the whole story.
-  await expectLocator(tab.locator('.is-streaming')).toHaveCount(0, { timeout: 30_000 });
-  await expectLocator(answers(tab).last().locator('.markdown')).toHaveText(STORY, { trim: true });
+  await expectLocator(answers(tab).last().locator('.markdown')).toHaveText(STORY, { trim: true, timeout: 30_000 });
+  await expectLocator(tab.locator('.is-streaming')).toHaveCount(0);
   // As many story answers as the tab that asked has, once it has finished writing too.
   await expectLocator(page.locator('.is-streaming')).toHaveCount(0);
   const stories = await answers(page).filter({ hasText: 'Sentence 1 of the story' }).count();

@@ -34,7 +34,7 @@ export function createAnswerAgain(deps: {
   const { repo, hub, say, llm, lanes, owed, contexts, replier, onboarding, track } = deps;
 
   /** The answer again, once its turn has come. */
-  async function answerInTurn(user: ChatUser, channel: Channel, id: number, ahead: number) {
+  async function answerInTurn(user: ChatUser, channel: Channel, id: number, ahead: number, takenAt: number) {
     if (deps.isInterrupting()) {
       await say(user.id, channel, 'system', 'system_message', INTERRUPTED, { reply_to: id });
       return null;
@@ -52,7 +52,7 @@ export function createAnswerAgain(deps: {
       const turnEnded = deps.metrics?.chatTurn();
       let outcome: ReplyOutcome | undefined;
       try {
-        outcome = await replier.reply(user, channel, found.human, context);
+        outcome = await replier.reply(user, channel, found.human, context, takenAt);
       } finally {
         turnEnded?.(turnResult(outcome, llm));
       }
@@ -66,6 +66,7 @@ export function createAnswerAgain(deps: {
   /** Answers the user's human message `id` again, in its turn (Regenerate, Retry); the earlier answers stay. */
   return async function answerAgain(user: ChatUser, channel: Channel, id: number): Promise<TServerEvent | null> {
     if (channel === 'onboarding' && user.onboarded) return refuse('onboarding_finished', ONBOARDING_FINISHED);
+    const takenAt = Date.now();
     const lane = lanes.of(user.id);
     if (lane.waiting >= MAX_WAITING) {
       lanes.release(user.id, lane);
@@ -86,7 +87,7 @@ export function createAnswerAgain(deps: {
       if (may === 'answered') return refuse('already_answered', ANSWERED_SINCE);
       // No echo says so: a tab that connects before the answer's first piece shows Daybook replying.
       hub.awaitAnswer(user.id, channel, id);
-      const turn = lane.turns.then((): Promise<TServerEvent | null> => answerInTurn(user, channel, id, ahead));
+      const turn = lane.turns.then((): Promise<TServerEvent | null> => answerInTurn(user, channel, id, ahead, takenAt));
       // Failed (the reason is logged by the caller): no answer is on its way.
       lane.turns = turn.catch(() => hub.answerNotComing(user.id, channel, id));
       if (ahead) hub.publish(user.id, channel, queued(id, ahead));

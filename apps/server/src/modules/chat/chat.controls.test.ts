@@ -4,6 +4,7 @@
 import { type TChatMessage, type TServerEvent, ZChatHistoryPage } from '@daybook/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { type FakeOpenAI, startFakeOpenAI } from '../../../../../tests/helpers/fake-openai.ts';
+import { waitFor } from '../../../../../tests/helpers/wait-for.ts';
 import { signedInUser } from '../../test/factories.ts';
 import { type Browser, sameBrowserOn, type TestApp, type TwoInstances, twoInstances } from '../../test/test-app.ts';
 import { ANSWERED_SINCE, UNAVAILABLE } from './chat.service.ts';
@@ -94,6 +95,44 @@ describe('Stop', () => {
     tab.send({ message_type: 'stop' });
     expect(await tab.next(answerTo(id))).toMatchObject({ raw_text: '', stopped: true });
     expect(tab.events.filter(type('stream'))).toEqual([]);
+  });
+
+  it('pressed before the answer began stops that answer when it begins, and only that one', async () => {
+    // The model never starts answering.
+    fake.onChat(() => ({ stall: true }));
+    const { browser } = await signedInUser(t);
+    const tab = await chatting(browser);
+    const first = await ask(tab, 'Think about it');
+    while (!fake.requests.some((r) => r.stream && r.messages.at(-1)?.content === 'Think about it'))
+      await new Promise((r) => setTimeout(r, 10));
+    // The second waits behind the first: its Stop comes before its answer has begun.
+    const second = await ask(tab, 'And this too');
+    tab.send({ message_type: 'stop', reply_to: second });
+    tab.send({ message_type: 'stop', reply_to: first });
+    expect(await tab.next(answerTo(first))).toMatchObject({ raw_text: '', stopped: true });
+    expect(await tab.next(answerTo(second))).toMatchObject({ raw_text: '', stopped: true });
+    // It was used up: the next answer is written whole.
+    fake.onChat((req) => ({ text: `You said: ${req.messages.at(-1)?.content}`, chunks: 3 }));
+    const next = await ask(tab, 'And now?');
+    const answer = await tab.next(answerTo(next));
+    expect(answer).toMatchObject({ raw_text: 'You said: And now?' });
+    expect(answer).not.toHaveProperty('stopped');
+  });
+
+  it('sent just before the tab goes (a page change) still stops the answer; the message is kept', async () => {
+    fake.onChat(() => ({ stall: true }));
+    const { browser } = await signedInUser(t);
+    const tab = await chatting(browser);
+    tab.say('Before I go');
+    tab.send({ message_type: 'stop' });
+    tab.ws.close();
+    const human = await waitFor('the message in the history', async () =>
+      (await historyOf(browser)).find((m) => m.raw_text === 'Before I go'),
+    );
+    const answer = await waitFor('its stopped answer in the history', async () =>
+      (await historyOf(browser)).find((m) => m.reply_to === human.message_id && m.author_type === 'assistant'),
+    );
+    expect(answer).toMatchObject({ raw_text: '', stopped: true });
   });
 
   it("is harmless for an answer that already ended, another user's answer, or none at all", async () => {

@@ -71,18 +71,29 @@ export function createReplier(deps: {
     number,
     Set<{ channel: Channel; replyTo: number; controller: AbortController; startedAt: number }>
   >();
+  const early = createEarlyStops();
   hub.onStop((userId, channel, replyTo, at) => {
+    let stopped = false;
     for (const w of writing.get(userId) ?? [])
-      if (w.channel === channel && w.startedAt <= at && (replyTo === undefined || w.replyTo === replyTo))
+      if (w.channel === channel && w.startedAt <= at && (replyTo === undefined || w.replyTo === replyTo)) {
         w.controller.abort();
+        stopped = true;
+      }
+    // The tab shows Stop as soon as a message is sent: its answer may not have begun yet.
+    if (!stopped) early.keep(userId, { channel, replyTo, at });
   });
 
-  /** Answers the conversation in `context`, whose newest message is `human`. */
+  /**
+   * Answers the conversation in `context`, whose newest message is `human`. `takenAt`: when this
+   * answer was asked for (the message received, or Regenerate pressed); a Stop asked since then,
+   * before the answer began, ends it at once.
+   */
   async function reply(
     user: ChatUser,
     channel: Channel,
     human: ChatMessageRow,
     context: TurnContext,
+    takenAt = Date.now(),
   ): Promise<ReplyOutcome> {
     const replyTo = human.id;
     if (!llm) {
@@ -129,6 +140,7 @@ export function createReplier(deps: {
     const mine = { channel, replyTo, controller: stop, startedAt: Date.now() };
     const ours = writing.get(user.id) ?? new Set();
     writing.set(user.id, ours.add(mine));
+    if (early.take(user.id, channel, replyTo, takenAt)) stop.abort();
     try {
       return await write(model, { user, channel, replyTo, memories, messages, prompt, tools, zone, stop });
     } finally {
@@ -189,3 +201,38 @@ export function createReplier(deps: {
 }
 
 export type Replier = ReturnType<typeof createReplier>;
+
+/** How long a Stop that found no answer waits for the one it was meant for to begin. */
+const EARLY_STOP_MS = 30_000;
+
+/**
+ * Stops that came before their answer began (the message still being stored, or waiting behind the
+ * user's earlier ones): the answer they name, or the first one asked for before them, takes one.
+ */
+function createEarlyStops() {
+  const kept = new Map<number, Array<{ channel: Channel; replyTo?: number; at: number }>>();
+  return {
+    keep(userId: number, stop: { channel: Channel; replyTo?: number; at: number }) {
+      // Stops nothing took, of users who sent nothing since, go now and then.
+      if (kept.size > 1000)
+        for (const [id, stops] of kept) if (stops.every((s) => Date.now() - s.at >= EARLY_STOP_MS)) kept.delete(id);
+      const recent = (kept.get(userId) ?? []).filter((s) => Date.now() - s.at < EARLY_STOP_MS);
+      kept.set(userId, [...recent, stop]);
+    },
+    /** Whether a kept stop is for the answer to `replyTo`, asked for at `takenAt`; it is used up. */
+    take(userId: number, channel: Channel, replyTo: number, takenAt: number): boolean {
+      const stops = kept.get(userId);
+      if (!stops) return false;
+      const fresh = stops.filter((s) => Date.now() - s.at < EARLY_STOP_MS);
+      const i = fresh.findIndex(
+        // Strictly after: a stop handled in the same millisecond as the message came before it (a
+        // tab's frames are handled in order), and is for an earlier answer.
+        (s) => s.channel === channel && s.at > takenAt && (s.replyTo === undefined || s.replyTo === replyTo),
+      );
+      if (i >= 0) fresh.splice(i, 1);
+      if (fresh.length) kept.set(userId, fresh);
+      else kept.delete(userId);
+      return i >= 0;
+    },
+  };
+}

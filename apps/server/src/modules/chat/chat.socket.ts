@@ -184,9 +184,10 @@ function readFrames(
     const frame = isBinary ? '' : data.toString();
     frames = frames
       .then(async () => {
-        if (socket.readyState !== socket.OPEN) return;
+        // A frame that arrived is handled even if the tab has gone since (a message sent, or Stop
+        // pressed, just before a page change): what the user sent is not lost.
         if (!(await sessions.isLive(sessionId))) {
-          socket.close(CLOSE_CODES.policyViolation, SESSION_ENDED);
+          if (socket.readyState === socket.OPEN) socket.close(CLOSE_CODES.policyViolation, SESSION_ENDED);
           return;
         }
         // Not awaited: the reply streams while the next frames are read (the service queues them).

@@ -75,6 +75,7 @@ export function createTurns(deps: {
     rawClientId: string | undefined,
   ): Promise<TServerEvent | null> {
     if (channel === 'onboarding' && user.onboarded) return refuse('onboarding_finished', ONBOARDING_FINISHED);
+    const takenAt = Date.now();
     const clientId = rawClientId === undefined ? undefined : withoutNul(rawClientId);
     const seen = clientId === undefined ? null : clientIds.of(user.id);
     // Already stored: echo it again to this tab. Still being stored: its echo is on the way.
@@ -115,7 +116,7 @@ export function createTurns(deps: {
       owed.add(human.id);
       try {
         if (ahead) hub.publish(user.id, channel, queued(human.id, ahead));
-        const turn = lane.turns.then(() => answer(user, channel, human, context));
+        const turn = lane.turns.then(() => answer(user, channel, human, context, takenAt));
         lane.turns = turn.catch(() => {});
         await track(turn);
       } finally {
@@ -129,7 +130,13 @@ export function createTurns(deps: {
   }
 
   /** Answers `human` (its turn has come) and learns from it. */
-  async function answer(user: ChatUser, channel: Channel, human: ChatMessageRow, context: TurnContext | null) {
+  async function answer(
+    user: ChatUser,
+    channel: Channel,
+    human: ChatMessageRow,
+    context: TurnContext | null,
+    takenAt: number,
+  ) {
     const text = human.rawText;
     // Its turn came after the shutdown's drain: the note now, not once another instance notices.
     if (deps.isInterrupting()) {
@@ -158,7 +165,7 @@ export function createTurns(deps: {
     let outcome: ReplyOutcome | undefined;
     const turnEnded = deps.metrics?.chatTurn();
     try {
-      outcome = await replier.reply(user, channel, human, context ?? (await contexts.contextNow(user, human)));
+      outcome = await replier.reply(user, channel, human, context ?? (await contexts.contextNow(user, human)), takenAt);
     } finally {
       turnEnded?.(turnResult(outcome, llm));
       const learned = learning.learnInTurn(user, channel, human.id, text, outcome?.memories);
