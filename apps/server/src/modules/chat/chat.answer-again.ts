@@ -1,6 +1,7 @@
 // Regenerate and Retry: one of the user's messages answered again, in its turn with their other
 // messages; the earlier answers stay. One answered since, once the conversation went on, is not.
 import { ONBOARDING_FINISHED, type TServerEvent } from '@daybook/contracts';
+import { preciseNow } from '../../lib/clock.ts';
 import type { Metrics } from '../metrics/index.ts';
 import type { Llm } from '../model/model.types.ts';
 import { CONVERSATION_WINDOW, type TurnContexts } from './chat.context.ts';
@@ -66,7 +67,7 @@ export function createAnswerAgain(deps: {
   /** Answers the user's human message `id` again, in its turn (Regenerate, Retry); the earlier answers stay. */
   return async function answerAgain(user: ChatUser, channel: Channel, id: number): Promise<TServerEvent | null> {
     if (channel === 'onboarding' && user.onboarded) return refuse('onboarding_finished', ONBOARDING_FINISHED);
-    const takenAt = Date.now();
+    const takenAt = preciseNow();
     const lane = lanes.of(user.id);
     if (lane.waiting >= MAX_WAITING) {
       lanes.release(user.id, lane);

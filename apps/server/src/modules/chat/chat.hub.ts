@@ -2,6 +2,7 @@
 // never touch sockets themselves. The sockets (chat.hub.sockets.ts) and the answers in progress
 // (chat.hub.live.ts) are kept apart; this carries events between them and the bus.
 import type { TServerEvent } from '@daybook/contracts';
+import { preciseNow } from '../../lib/clock.ts';
 import type { EndedSessions } from '../accounts/sessions.service.ts';
 import type { RealtimeBus, RealtimeEvent } from '../realtime/index.ts';
 import { createLiveAnswers } from './chat.hub.live.ts';
@@ -61,7 +62,7 @@ export function createChatHub(bus?: RealtimeBus, now: () => number = Date.now) {
     },
     /** The user asked to stop an answer: every instance hears it, the one writing it ends it. */
     stop(userId: number, channel: Channel, replyTo?: number) {
-      send({ type: 'chat-stop', userId, channel, at: now(), ...(replyTo === undefined ? {} : { replyTo }) });
+      send({ type: 'chat-stop', userId, channel, at: preciseNow(), ...(replyTo === undefined ? {} : { replyTo }) });
     },
     onStop(handler: StopHandler) {
       stopHandlers.push(handler);

@@ -2,7 +2,7 @@
 // (chat.tool-loop.ts), streamed and stored however it ends (chat.stream.ts). Answers being written
 // can be stopped by the user from any instance, and cut short by a shutdown.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../../lib/clock.ts';
+import { type Clock, preciseNow } from '../../lib/clock.ts';
 import { buildChatPrompt, ONBOARDING_DONE, timeZoneOf } from '../assistant/index.ts';
 import type { MemoryRow } from '../memories/index.ts';
 import { modelFailure, UsageLimitError } from '../model/model.errors.ts';
@@ -69,13 +69,14 @@ export function createReplier(deps: {
   /** Answers this instance is writing, per user: Stop (from any instance, through the hub) aborts them. */
   const writing = new Map<
     number,
-    Set<{ channel: Channel; replyTo: number; controller: AbortController; startedAt: number }>
+    Set<{ channel: Channel; replyTo: number; controller: AbortController; takenAt: number }>
   >();
   const early = createEarlyStops();
   hub.onStop((userId, channel, replyTo, at) => {
     let stopped = false;
     for (const w of writing.get(userId) ?? [])
-      if (w.channel === channel && w.startedAt <= at && (replyTo === undefined || w.replyTo === replyTo)) {
+      // Asked for before the stop: a stop replayed late (after a bus reconnect) spares later answers.
+      if (w.channel === channel && w.takenAt < at && (replyTo === undefined || w.replyTo === replyTo)) {
         w.controller.abort();
         stopped = true;
       }
@@ -93,7 +94,7 @@ export function createReplier(deps: {
     channel: Channel,
     human: ChatMessageRow,
     context: TurnContext,
-    takenAt = Date.now(),
+    takenAt = preciseNow(),
   ): Promise<ReplyOutcome> {
     const replyTo = human.id;
     if (!llm) {
@@ -137,7 +138,7 @@ export function createReplier(deps: {
     if (first.windowMovedTo !== null) await deps.markWindowStart(user.id, first.windowMovedTo);
 
     const stop = new AbortController();
-    const mine = { channel, replyTo, controller: stop, startedAt: Date.now() };
+    const mine = { channel, replyTo, controller: stop, takenAt };
     const ours = writing.get(user.id) ?? new Set();
     writing.set(user.id, ours.add(mine));
     if (early.take(user.id, channel, replyTo, takenAt)) stop.abort();
@@ -225,8 +226,8 @@ function createEarlyStops() {
       if (!stops) return false;
       const fresh = stops.filter((s) => Date.now() - s.at < EARLY_STOP_MS);
       const i = fresh.findIndex(
-        // Strictly after: a stop handled in the same millisecond as the message came before it (a
-        // tab's frames are handled in order), and is for an earlier answer.
+        // Strictly after (in the same process, preciseNow never gives one value twice in order): a
+        // stop handled before the message was taken is for an earlier answer.
         (s) => s.channel === channel && s.at > takenAt && (s.replyTo === undefined || s.replyTo === replyTo),
       );
       if (i >= 0) fresh.splice(i, 1);

@@ -2,6 +2,7 @@
 // order and echoed, queued behind the user's earlier messages, then answered in its turn (a stop
 // word, a `/research` command or the model's reply) and learned from.
 import { ONBOARDING_FINISHED, type TChatMessage, type TServerEvent } from '@daybook/contracts';
+import { preciseNow } from '../../lib/clock.ts';
 import { withoutNul } from '../../lib/text.ts';
 import type { Metrics } from '../metrics/index.ts';
 import type { Llm } from '../model/model.types.ts';
@@ -75,7 +76,7 @@ export function createTurns(deps: {
     rawClientId: string | undefined,
   ): Promise<TServerEvent | null> {
     if (channel === 'onboarding' && user.onboarded) return refuse('onboarding_finished', ONBOARDING_FINISHED);
-    const takenAt = Date.now();
+    const takenAt = preciseNow();
     const clientId = rawClientId === undefined ? undefined : withoutNul(rawClientId);
     const seen = clientId === undefined ? null : clientIds.of(user.id);
     // Already stored: echo it again to this tab. Still being stored: its echo is on the way.
