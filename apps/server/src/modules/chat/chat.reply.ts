@@ -74,8 +74,8 @@ export function createReplier(deps: {
   const early = createEarlyStops();
   hub.onStop((userId, channel, replyTo, at) => {
     let stopped = false;
+    // Asked for before the stop: a stop replayed late (after a bus reconnect) spares later answers.
     for (const w of writing.get(userId) ?? [])
-      // Asked for before the stop: a stop replayed late (after a bus reconnect) spares later answers.
       if (w.channel === channel && w.takenAt < at && (replyTo === undefined || w.replyTo === replyTo)) {
         w.controller.abort();
         stopped = true;
