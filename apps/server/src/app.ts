@@ -609,6 +609,7 @@ function setUpModels(app: FastifyInstance, config: Config, deps: AppDeps, metric
     log,
   });
   app.addHook('onClose', () => gate.close());
+  app.addHook('onClose', () => meter.close());
   const gated = (llm: Llm | null, purpose: Purpose, priority: Priority) =>
     llm && meter.meter(gateLlm(llm, gate, priority), purpose);
   return {

@@ -47,6 +47,10 @@ export function createModelGateRepo(query: Query) {
     async pass(o: QueueLimits & { mine: number[]; release?: number }) {
       return new Set((await pass(o)).filter((r) => r.granted).map((r) => r.id));
     },
+    /** Gives the permit `id` back, without a pass (the caller has nothing waiting). */
+    async release(id: number): Promise<void> {
+      await query('DELETE FROM model_permits WHERE id = $1', [id]);
+    },
     /** This process is alive: its rows stay. */
     async heartbeat(holder: string): Promise<void> {
       await query(`UPDATE model_permits SET heartbeat_at = ${NOW} WHERE holder = $1`, [holder]);

@@ -151,6 +151,14 @@ export function createModelGate(deps: {
         if (given) return;
         given = true;
         held--;
+        // With no call of its own waiting, the row just goes (no lock, no pass): processes with calls
+        // waiting find the permit at their next look, as they find any other process's.
+        if (!waiters.size) {
+          await repo
+            .release(id)
+            .catch((err) => log.warn({ err }, 'model queue: a permit was not given back (it goes stale)'));
+          return;
+        }
         ended.push(id);
         await pass();
       };
@@ -168,12 +176,14 @@ export function createModelGate(deps: {
 /** `llm` with every call behind `gate` at `priority`; each call's userId and onWait go to the gate. */
 export function gateLlm(llm: Llm, gate: ModelGate, priority: Priority): Llm {
   /** `run` while holding a permit. */
+  // The permit goes back without the caller waiting for it (a pass logs its own failures): the
+  // answer is stored and shown one round trip sooner.
   const holding = async <T>(o: Omit<Acquire, 'priority'>, run: () => Promise<T>): Promise<T> => {
     const release = await gate.acquire({ priority, ...o });
     try {
       return await run();
     } finally {
-      await release();
+      void release();
     }
   };
   const gated: Llm = {
@@ -183,7 +193,7 @@ export function gateLlm(llm: Llm, gate: ModelGate, priority: Priority): Llm {
       try {
         yield* llm.stream(messages, signal, options);
       } finally {
-        await release();
+        void release();
       }
     },
     structured: (request) =>

@@ -13,6 +13,13 @@ export interface UsageTotals {
 }
 
 const TODAY = `(now() AT TIME ZONE 'UTC')::date`;
+
+/** Calls' tokens for one user, day (YYYY-MM-DD, UTC) and purpose. */
+export interface UsageRow extends UsageTotals {
+  userId: number;
+  day: string;
+  purpose: Purpose;
+}
 const SUMS = `sum(calls)::int AS calls, sum(prompt_tokens)::bigint AS prompt, sum(cached_tokens)::bigint AS cached,
   sum(completion_tokens)::bigint AS completion`;
 type Sums = { [K in keyof UsageTotals]?: string | number | null };
@@ -27,17 +34,28 @@ const totals = <T extends Sums>(row: T): Omit<T, keyof UsageTotals> & UsageTotal
 
 export function createModelUsageRepo(query: Query) {
   return {
-    /** Adds one call's tokens to today's row of the user and purpose. */
-    async add(userId: number, purpose: Purpose, usage: LlmUsage): Promise<void> {
+    /** Adds calls' tokens to the rows of their user, day and purpose (one row per key in `rows`). */
+    async addMany(rows: UsageRow[]): Promise<void> {
+      if (!rows.length) return;
       await query(
         `INSERT INTO model_usage (user_id, day, purpose, calls, prompt_tokens, cached_tokens, completion_tokens)
-         SELECT $1, ${TODAY}, $2, 1, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM users WHERE id = $1)
+         SELECT t.u, t.d::date, t.p, t.c, t.pt, t.ct, t.co
+         FROM unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::int[]) AS t(u, d, p, c, pt, ct, co)
+         WHERE EXISTS (SELECT 1 FROM users WHERE id = t.u)
          ON CONFLICT (user_id, day, purpose) DO UPDATE SET
-           calls = model_usage.calls + 1,
+           calls = model_usage.calls + EXCLUDED.calls,
            prompt_tokens = model_usage.prompt_tokens + EXCLUDED.prompt_tokens,
            cached_tokens = model_usage.cached_tokens + EXCLUDED.cached_tokens,
            completion_tokens = model_usage.completion_tokens + EXCLUDED.completion_tokens`,
-        [userId, purpose, usage.prompt, usage.cached ?? 0, usage.completion],
+        [
+          rows.map((r) => r.userId),
+          rows.map((r) => r.day),
+          rows.map((r) => r.purpose),
+          rows.map((r) => r.calls),
+          rows.map((r) => r.prompt),
+          rows.map((r) => r.cached),
+          rows.map((r) => r.completion),
+        ],
       );
     },
     /** The tokens (prompt and completion) the user spent today, UTC. */
