@@ -1,7 +1,6 @@
 // Tokens per user, purpose and day (model_usage), added to as the model reports them, and read back
 // for the admin's report and a user's allowance.
 import type { Query } from '../../db/database.ts';
-import type { LlmUsage } from './model.types.ts';
 
 export type Purpose = 'chat' | 'learning' | 'research' | 'daily';
 
