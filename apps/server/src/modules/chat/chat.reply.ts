@@ -74,9 +74,8 @@ export function createReplier(deps: {
   const early = createEarlyStops();
   hub.onStop((userId, channel, replyTo, at) => {
     let stopped = false;
-    // Asked for before the stop: a stop replayed late (after a bus reconnect) spares later answers.
     for (const w of writing.get(userId) ?? [])
-      if (w.channel === channel && w.takenAt < at && (replyTo === undefined || w.replyTo === replyTo)) {
+      if (stops({ channel, replyTo, at }, w)) {
         w.controller.abort();
         stopped = true;
       }
@@ -206,32 +205,44 @@ export type Replier = ReturnType<typeof createReplier>;
 /** How long a Stop that found no answer waits for the one it was meant for to begin. */
 const EARLY_STOP_MS = 30_000;
 
+interface Stop {
+  channel: Channel;
+  replyTo?: number;
+  /** When it was asked (preciseNow). */
+  at: number;
+}
+
+/**
+ * Whether `stop` is for the answer to `replyTo` asked for at `takenAt`: on its channel, named or
+ * not, and asked after the answer was (strictly: preciseNow never gives one value twice in order).
+ * So a stop replayed late (after a bus reconnect), or handled before the message was taken, spares
+ * the later answers.
+ */
+const stops = (stop: Stop, answer: { channel: Channel; replyTo: number; takenAt: number }) =>
+  stop.channel === answer.channel &&
+  answer.takenAt < stop.at &&
+  (stop.replyTo === undefined || stop.replyTo === answer.replyTo);
+
 /**
  * Stops that came before their answer began (the message still being stored, or waiting behind the
  * user's earlier ones): the answer they name, or the first one asked for before them, takes one.
  */
 function createEarlyStops() {
-  const kept = new Map<number, Array<{ channel: Channel; replyTo?: number; at: number }>>();
+  const kept = new Map<number, Stop[]>();
+  const fresh = (s: Stop) => Date.now() - s.at < EARLY_STOP_MS;
   return {
-    keep(userId: number, stop: { channel: Channel; replyTo?: number; at: number }) {
+    keep(userId: number, stop: Stop) {
       // Stops nothing took, of users who sent nothing since, go now and then.
-      if (kept.size > 1000)
-        for (const [id, stops] of kept) if (stops.every((s) => Date.now() - s.at >= EARLY_STOP_MS)) kept.delete(id);
-      const recent = (kept.get(userId) ?? []).filter((s) => Date.now() - s.at < EARLY_STOP_MS);
-      kept.set(userId, [...recent, stop]);
+      if (kept.size > 1000) for (const [id, mine] of kept) if (!mine.some(fresh)) kept.delete(id);
+      kept.set(userId, [...(kept.get(userId) ?? []).filter(fresh), stop]);
     },
-    /** Whether a kept stop is for the answer to `replyTo`, asked for at `takenAt`; it is used up. */
+    /** Whether a kept stop is for the answer to `replyTo` in `channel`, asked for at `takenAt`; it is used up. */
     take(userId: number, channel: Channel, replyTo: number, takenAt: number): boolean {
-      const stops = kept.get(userId);
-      if (!stops) return false;
-      const fresh = stops.filter((s) => Date.now() - s.at < EARLY_STOP_MS);
-      const i = fresh.findIndex(
-        // Strictly after (in the same process, preciseNow never gives one value twice in order): a
-        // stop handled before the message was taken is for an earlier answer.
-        (s) => s.channel === channel && s.at > takenAt && (s.replyTo === undefined || s.replyTo === replyTo),
-      );
-      if (i >= 0) fresh.splice(i, 1);
-      if (fresh.length) kept.set(userId, fresh);
+      const mine = kept.get(userId)?.filter(fresh);
+      if (!mine) return false;
+      const i = mine.findIndex((s) => stops(s, { channel, replyTo, takenAt }));
+      if (i >= 0) mine.splice(i, 1);
+      if (mine.length) kept.set(userId, mine);
       else kept.delete(userId);
       return i >= 0;
     },

@@ -60,6 +60,7 @@ export function createModelGate(deps: {
   const ended: number[] = [];
   const limits = { endpoint, limit, reserve, staleSeconds: STALE_SECONDS };
   let held = 0;
+  const notGivenBack = (err: unknown) => log.warn({ err }, 'model queue: a permit was not given back (it goes stale)');
   let passing: Promise<void> | null = null;
   let again = false;
 
@@ -85,7 +86,7 @@ export function createModelGate(deps: {
         try {
           wake(await repo.pass({ ...limits, mine: [...waiters.keys()], release }));
         } catch (err) {
-          if (release !== undefined) log.warn({ err }, 'model queue: a permit was not given back (it goes stale)');
+          if (release !== undefined) notGivenBack(err);
           else log.warn({ err }, 'model queue: a pass failed (tried again shortly)');
         }
       } while (ended.length || (again && waiters.size));
@@ -154,9 +155,7 @@ export function createModelGate(deps: {
         // With no call of its own waiting, the row just goes (no lock, no pass): processes with calls
         // waiting find the permit at their next look, as they find any other process's.
         if (!waiters.size) {
-          await repo
-            .release(id)
-            .catch((err) => log.warn({ err }, 'model queue: a permit was not given back (it goes stale)'));
+          await repo.release(id).catch(notGivenBack);
           return;
         }
         ended.push(id);
@@ -175,9 +174,9 @@ export function createModelGate(deps: {
 
 /** `llm` with every call behind `gate` at `priority`; each call's userId and onWait go to the gate. */
 export function gateLlm(llm: Llm, gate: ModelGate, priority: Priority): Llm {
+  // A permit goes back without its caller waiting for it (failures are logged where it is given
+  // back): the answer is stored and shown one round trip sooner.
   /** `run` while holding a permit. */
-  // The permit goes back without the caller waiting for it (a pass logs its own failures): the
-  // answer is stored and shown one round trip sooner.
   const holding = async <T>(o: Omit<Acquire, 'priority'>, run: () => Promise<T>): Promise<T> => {
     const release = await gate.acquire({ priority, ...o });
     try {

@@ -38,9 +38,10 @@ export function createUsageMeter(deps: {
 
   /** Today's tokens of the user not written yet. */
   function spentHere(userId: number) {
+    const day = today();
     let n = 0;
     for (const row of unwritten.values())
-      if (row.userId === userId && row.day === today()) n += row.prompt + row.completion;
+      if (row.userId === userId && row.day === day) n += row.prompt + row.completion;
     return n;
   }
 
